@@ -1,0 +1,216 @@
+# strata — build (GNU make)
+#
+# Layout and conventions
+#   Include path     -Isrc for everything: sources write #include "core/model.h",
+#                    "io/json.h", ...  Unit tests also get -Itests/unit.
+#   Library          every src/**/*.c except src/main.c  -> $(BUILD)/libstrata.a
+#   Binary           src/main.c + library                -> $(BUILD)/strata
+#   Unit tests       tests/unit/test_NAME.c              -> $(BUILD)/tests/test_NAME
+#                    (other tests/unit/*.c are helpers linked into every test)
+#   CLI tests        tests/cli/*.sh, run by tests/run with STRATA=<abs path of
+#                    the binary>, ROOT=<repo root>, STRATA_BUILD=<abs build dir>,
+#                    cwd = repo root
+#   Benchmark        bench/*.c + library                 -> $(BUILD)/bench
+#   Objects          $(BUILD)/obj/<source path>.o  (+ .d dependency files)
+#   BUILD            build, or build-san with SANITIZE=1
+#   Compile-time     -DSTRATA_DATADIR="$(PREFIX)/share/strata" (installed data)
+#
+# Targets: all (default), deps, run, test, bench, check-sanitize, install,
+#          uninstall, clean.   Knobs: V=1 (show commands), SANITIZE=1,
+#          CFLAGS, LDFLAGS, CPPFLAGS, PREFIX, DESTDIR, STRATA_NO_DEPS=1, ARGS
+#          (arguments for `make run`).
+
+.DEFAULT_GOAL := all
+SHELL := /bin/sh
+
+CC         ?= cc
+AR         ?= ar
+PKG_CONFIG ?= pkg-config
+INSTALL    ?= install
+
+# ---- flags ----------------------------------------------------------------
+# The language level and POSIX feature macro are always applied; CFLAGS holds
+# the overridable part (optimisation, debug info, warnings).
+CSTD   := -std=c11 -D_POSIX_C_SOURCE=200809L
+CFLAGS ?= -O2 -g -Wall -Wextra -Werror -Wpedantic
+
+ifeq ($(SANITIZE),1)
+BUILD    ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -O1
+else
+BUILD    ?= build
+SANFLAGS :=
+endif
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/strata
+MANDIR  ?= $(PREFIX)/share/man
+
+# External libraries. pkg-config when it knows the package, else the Debian
+# names. GLPK ships no .pc file.
+YAML_CFLAGS   := $(shell $(PKG_CONFIG) --cflags yaml-0.1 2>/dev/null)
+YAML_LIBS     := $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null || echo -lyaml)
+LUA_CFLAGS    := $(shell for p in lua5.4 lua-5.4 lua54; do \
+                   $(PKG_CONFIG) --cflags $$p 2>/dev/null && exit 0; done; \
+                   echo -I/usr/include/lua5.4)
+LUA_LIBS      := $(shell for p in lua5.4 lua-5.4 lua54; do \
+                   $(PKG_CONFIG) --libs $$p 2>/dev/null && exit 0; done; \
+                   echo -llua5.4)
+CURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
+CURSES_LIBS   := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw)
+GLPK_LIBS     := -lglpk
+
+ALL_CPPFLAGS = -Isrc $(YAML_CFLAGS) $(LUA_CFLAGS) $(CURSES_CFLAGS) \
+               -DSTRATA_DATADIR='"$(DATADIR)"' $(CPPFLAGS)
+ALL_CFLAGS   = $(CSTD) $(CFLAGS) $(SANFLAGS) -MMD -MP
+ALL_LDFLAGS  = $(SANFLAGS) $(LDFLAGS)
+LIBS         = $(YAML_LIBS) $(GLPK_LIBS) $(LUA_LIBS) $(CURSES_LIBS) -lm
+
+# ---- quiet output -----------------------------------------------------------
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = @printf '  %s %s\n' $(1) $(2)
+endif
+
+# ---- sources ----------------------------------------------------------------
+OBJDIR := $(BUILD)/obj
+obj     = $(patsubst %.c,$(OBJDIR)/%.o,$(1))
+
+MAIN_SRC   := src/main.c
+LIB_SRCS   := $(filter-out $(MAIN_SRC),$(sort $(shell find src -type f -name '*.c' 2>/dev/null)))
+TEST_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
+THELP_SRCS := $(filter-out $(TEST_SRCS),$(sort $(wildcard tests/unit/*.c)))
+BENCH_SRCS := $(sort $(wildcard bench/*.c))
+
+LIB_OBJS   := $(call obj,$(LIB_SRCS))
+MAIN_OBJ   := $(call obj,$(MAIN_SRC))
+TEST_OBJS  := $(call obj,$(TEST_SRCS))
+THELP_OBJS := $(call obj,$(THELP_SRCS))
+BENCH_OBJS := $(call obj,$(BENCH_SRCS))
+
+LIB        := $(BUILD)/libstrata.a
+STRATA     := $(BUILD)/strata
+TEST_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+BENCH_BIN  := $(if $(BENCH_SRCS),$(BUILD)/bench)
+
+# Stamp files whose contents change only when their text does:
+#  .libobjs  the archive's member list (a removed or renamed source must not
+#            leave a stale member behind that still satisfies symbols);
+#  .cflags   the compile command (changed flags or PREFIX rebuild everything).
+OBJLIST   := $(BUILD)/.libobjs
+FLAGSFILE := $(BUILD)/.cflags
+OBJLIST_TEXT   = $(LIB_OBJS)
+FLAGSFILE_TEXT = $(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit
+sq    = $(subst ','\'',$(1))
+stamp = mkdir -p $(BUILD) && printf '%s\n' '$(call sq,$(2))' | cmp -s - $(1) \
+        || printf '%s\n' '$(call sq,$(2))' > $(1)
+ifeq ($(filter clean uninstall deps,$(MAKECMDGOALS)),)
+$(shell $(call stamp,$(OBJLIST),$(OBJLIST_TEXT)))
+$(shell $(call stamp,$(FLAGSFILE),$(FLAGSFILE_TEXT)))
+endif
+
+# Environment for sanitized test runs.
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+           UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+.PHONY: all deps run test bench check-sanitize install uninstall clean build-all
+.DELETE_ON_ERROR:
+
+# ---- targets ------------------------------------------------------------------
+all: $(STRATA)
+	@:
+
+# Everything that `make test` needs, built in one (parallel-safe) make.
+# Test binaries whose source is gone are removed so tests/run can't run them.
+build-all: $(STRATA) $(TEST_BINS) $(BENCH_BIN)
+	@for f in $(BUILD)/tests/test_*; do \
+	  case " $(TEST_BINS) " in *" $$f "*) ;; *) rm -f "$$f" ;; esac; \
+	done
+
+deps:
+	$(Q)bash scripts/deps.sh
+
+# deps first, then a fresh make (so pkg-config sees what deps installed).
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)exec $(STRATA) $(ARGS)
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory build-all
+	$(Q)$(if $(filter 1,$(SANITIZE)),$(SAN_ENV)) bash tests/run $(BUILD)
+
+check-sanitize:
+	$(Q)$(MAKE) --no-print-directory test SANITIZE=1
+
+bench: $(BENCH_BIN)
+ifeq ($(BENCH_SRCS),)
+	@echo "bench: no bench/*.c sources yet"
+else
+	$(Q)$(if $(filter 1,$(SANITIZE)),$(SAN_ENV)) $(BENCH_BIN)
+endif
+
+# ---- build rules ------------------------------------------------------------------
+$(OBJLIST) $(FLAGSFILE):
+	@$(call stamp,$@,$($(if $(filter $(OBJLIST),$@),OBJLIST_TEXT,FLAGSFILE_TEXT)))
+
+$(OBJDIR)/%.o: %.c $(FLAGSFILE)
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(TEST_OBJS) $(THELP_OBJS): ALL_CPPFLAGS += -Itests/unit
+
+$(LIB): $(LIB_OBJS) $(OBJLIST)
+	$(call say,AR,$@)
+	@rm -f $@
+	$(Q)$(AR) rcs $@ $(LIB_OBJS)
+
+$(STRATA): $(MAIN_OBJ) $(LIB)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(MAIN_OBJ) $(LIB) $(LIBS)
+
+$(TEST_BINS): $(BUILD)/tests/%: $(OBJDIR)/tests/unit/%.o $(THELP_OBJS) $(LIB)
+	$(call say,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(THELP_OBJS) $(LIB) $(LIBS)
+
+$(BUILD)/bench: $(BENCH_OBJS) $(LIB)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(BENCH_OBJS) $(LIB) $(LIBS)
+
+-include $(patsubst %.o,%.d,$(LIB_OBJS) $(MAIN_OBJ) $(TEST_OBJS) $(THELP_OBJS) $(BENCH_OBJS))
+
+# ---- install ------------------------------------------------------------------
+MAN1 := $(firstword $(wildcard man/strata.1 doc/strata.1 docs/strata.1))
+MAN7 := $(firstword $(wildcard man/strata-lua.7 doc/strata-lua.7 docs/strata-lua.7))
+DATA_DIRS := $(wildcard presets themes lua)
+
+install: $(STRATA)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 755 $(STRATA) $(DESTDIR)$(BINDIR)/strata
+	$(Q)set -e; for d in $(DATA_DIRS); do \
+	  echo "installing $$d/ -> $(DESTDIR)$(DATADIR)/$$d"; \
+	  $(INSTALL) -d "$(DESTDIR)$(DATADIR)/$$d"; \
+	  cp -R "$$d/." "$(DESTDIR)$(DATADIR)/$$d/"; \
+	  chmod -R u+rwX,go+rX,go-w "$(DESTDIR)$(DATADIR)/$$d"; \
+	done
+ifneq ($(MAN1),)
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/strata.1
+endif
+ifneq ($(MAN7),)
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/strata-lua.7
+endif
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/strata
+	rm -rf $(DESTDIR)$(DATADIR)
+	rm -f $(DESTDIR)$(MANDIR)/man1/strata.1 $(DESTDIR)$(MANDIR)/man7/strata-lua.7
+
+clean:
+	rm -rf build build-san

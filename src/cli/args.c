@@ -1,0 +1,147 @@
+/* args.c - shared option parsing for the batch commands. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int add_set(cli_opts *o, const char *key, const char *val)
+{
+	if (o->nsets >= CLI_MAX_SETS) {
+		fprintf(stderr, "strata: too many options\n");
+		return 2;
+	}
+	o->set_key[o->nsets] = key;
+	snprintf(o->set_val[o->nsets], sizeof o->set_val[0], "%s", val);
+	o->nsets++;
+	if (!strcmp(key, "dp"))
+		o->dp_given = 1;
+	if (!strcmp(key, "tp") || !strcmp(key, "pp") || !strcmp(key, "cp") || !strcmp(key, "devices"))
+		o->shape_changed = 1;
+	return 0;
+}
+
+int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd)
+{
+	static const struct { const char *opt; const char *key; } valued[] = {
+		{"--dp", "dp"}, {"--tp", "tp"}, {"--pp", "pp"}, {"--vpp", "vpp"}, {"--cp", "cp"}, {"--ep", "ep"},
+		{"--etp", "etp"}, {"--zero", "zero"}, {"--mbs", "micro_batch"}, {"--gbs", "global_batch"},
+		{"--seq", "seq_length"}, {"--recompute", "recompute"}, {"--schedule", "schedule"},
+		{"--precision", "precision"}, {"--budget", "budget"}, {"-n", "devices"}, {"--devices", "devices"},
+		{"--cp-kind", "cp_kind"},
+	};
+	memset(o, 0, sizeof *o);
+	for (int i = first; i < argc; i++) {
+		const char *a = argv[i];
+		int done = 0;
+		for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) {
+			size_t l = strlen(valued[k].opt);
+			if (!strcmp(a, valued[k].opt)) {
+				if (i + 1 >= argc) {
+					fprintf(stderr, "strata %s: %s needs a value\n", cmd, a);
+					return 2;
+				}
+				if (add_set(o, valued[k].key, argv[++i]))
+					return 2;
+				done = 1;
+			} else if (!strncmp(a, valued[k].opt, l) && a[l] == '=' && a[1] == '-') {
+				if (add_set(o, valued[k].key, a + l + 1))
+					return 2;
+				done = 1;
+			}
+			if (done)
+				break;
+		}
+		if (done)
+			continue;
+		if (!strcmp(a, "--sp") || !strcmp(a, "--no-sp")) {
+			add_set(o, "sp", a[2] == 'n' ? "false" : "true");
+		} else if (!strcmp(a, "--flash") || !strcmp(a, "--no-flash")) {
+			add_set(o, "flash_attention", a[2] == 'n' ? "false" : "true");
+		} else if (!strcmp(a, "--tp-overlap")) {
+			add_set(o, "tp_comm_overlap", "true");
+		} else if (!strcmp(a, "-m") || !strcmp(a, "--model") || !strcmp(a, "-c") || !strcmp(a, "--cluster") ||
+				!strcmp(a, "--pin") || !strcmp(a, "--top")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "strata %s: %s needs a value\n", cmd, a);
+				return 2;
+			}
+			const char *v = argv[++i];
+			if (a[1] == 'm' || !strcmp(a, "--model"))
+				o->model = v;
+			else if (a[1] == 'c' || !strcmp(a, "--cluster"))
+				o->cluster = v;
+			else if (!strcmp(a, "--pin")) {
+				if (o->npins < 32)
+					o->pins[o->npins++] = v;
+			} else {
+				int k = 0;
+				if (sscanf(v, "%d", &k) != 1 || k <= 0) {
+					fprintf(stderr, "strata %s: --top needs a positive integer\n", cmd);
+					return 2;
+				}
+				o->top = k;
+			}
+		} else if (!strcmp(a, "--json")) {
+			o->json = 1;
+		} else if (!strcmp(a, "--csv")) {
+			o->csv = 1;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			o->verbose = 1;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "strata %s: unknown option '%s' (see strata --help)\n", cmd, a);
+			return 2;
+		} else if (!o->plan) {
+			o->plan = a;
+		} else if (o->nfiles < 256) {
+			o->files[o->nfiles++] = a;
+		} else {
+			fprintf(stderr, "strata %s: too many files\n", cmd);
+			return 2;
+		}
+	}
+	if (o->json && o->csv) {
+		fprintf(stderr, "strata %s: choose one of --json and --csv\n", cmd);
+		return 2;
+	}
+	return 0;
+}
+
+int cli_load(const cli_opts *o, const paths_t *paths, plan_t *p)
+{
+	char err[1024];
+	int rc = o->plan ? plan_load_file(p, o->plan, paths, err, sizeof err)
+			 : plan_load_text(p, plan_default_text, "(default plan)", paths, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "strata: %s\n", err);
+		return rc;
+	}
+	if (o->model) {
+		snprintf(p->model_ref, sizeof p->model_ref, "%s", o->model);
+		if ((rc = plan_load_model(&p->model, o->model, paths, err, sizeof err))) {
+			fprintf(stderr, "strata: %s\n", err);
+			return rc;
+		}
+	}
+	if (o->cluster) {
+		snprintf(p->cluster_ref, sizeof p->cluster_ref, "%s", o->cluster);
+		if ((rc = plan_load_cluster(&p->cluster, o->cluster, paths, err, sizeof err))) {
+			fprintf(stderr, "strata: %s\n", err);
+			return rc;
+		}
+	}
+	for (int i = 0; i < o->nsets; i++) {
+		if (plan_set(p, o->set_key[i], o->set_val[i], err, sizeof err)) {
+			fprintf(stderr, "strata: %s\n", err);
+			return 2;
+		}
+	}
+	for (int i = 0; i < o->npins && p->npins < PLAN_MAX_PINS; i++)
+		snprintf(p->pins[p->npins++], sizeof p->pins[0], "%s", o->pins[i]);
+	if (o->shape_changed && !o->dp_given)
+		p->strategy.dp = 0;
+	if (strat_resolve(&p->strategy, p->devices, err, sizeof err)) {
+		fprintf(stderr, "strata: invalid strategy: %s\n", err);
+		return 1;
+	}
+	return 0;
+}

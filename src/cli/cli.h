@@ -1,0 +1,37 @@
+/* cli.h - batch commands and the option parsing they share. */
+#ifndef STRATA_CLI_CLI_H
+#define STRATA_CLI_CLI_H
+
+#include "io/paths.h"
+#include "io/plan.h"
+
+#define CLI_MAX_SETS 64
+
+/* Options common to eval/search/ilp/export (DESIGN.md section 2). */
+typedef struct {
+	const char *plan;                   /* plan file or NULL for the default plan */
+	const char *model, *cluster;        /* -m, -c */
+	int nsets;
+	const char *set_key[CLI_MAX_SETS];  /* strategy overrides in order */
+	char set_val[CLI_MAX_SETS][64];
+	int dp_given, shape_changed;        /* re-derive dp when tp/pp/cp/devices change */
+	int json, csv, top;
+	const char *pins[32];
+	int npins;
+	int nfiles;                         /* positional files beyond the plan (validate) */
+	const char *files[256];
+	int verbose;
+} cli_opts;
+
+/* Parse argv[first..]; 0 ok, 2 usage error (message printed to stderr). */
+int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd);
+/* Load the plan named by the options, apply overrides and derive dp.
+ * Returns 0, 1 (invalid content) or 2 (file/usage); message printed to stderr. */
+int cli_load(const cli_opts *o, const paths_t *paths, plan_t *p);
+
+/* Commands: each returns the process exit code (0, 1 or 2). */
+int cmd_eval(int argc, char **argv, const paths_t *paths);
+int cmd_presets(int argc, char **argv, const paths_t *paths);
+int cmd_validate(int argc, char **argv, const paths_t *paths);
+
+#endif

@@ -1,0 +1,61 @@
+/* cmd_eval.c - `strata eval`: evaluate one strategy and print the result. */
+#include "cli/cli.h"
+#include "cli/report.h"
+#include "core/evaluate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int cmd_eval(int argc, char **argv, const paths_t *paths)
+{
+	cli_opts o;
+	if (cli_parse(&o, argc, argv, 2, "eval"))
+		return 2;
+	if (o.nfiles) {
+		fprintf(stderr, "strata eval: one plan file at most (got '%s' too)\n", o.files[0]);
+		return 2;
+	}
+	plan_t *p = malloc(sizeof *p);
+	eval_result *r = malloc(sizeof *r);
+	if (!p || !r) {
+		free(p);
+		free(r);
+		fprintf(stderr, "strata: out of memory\n");
+		return 2;
+	}
+	int rc = cli_load(&o, paths, p);
+	if (!rc) {
+		if (eval_run(&p->model, &p->cluster, p->devices, &p->strategy, p->budget_gib, r)) {
+			fprintf(stderr, "strata: invalid strategy: %s\n", r->why);
+			if (o.json) {
+				json_w w;
+				json_init(&w, stdout, 1);
+				report_json(&w, NULL, p, r);
+				json_end(&w);
+			}
+			rc = 1;
+		} else {
+			if (o.json) {
+				json_w w;
+				json_init(&w, stdout, 1);
+				report_json(&w, NULL, p, r);
+				json_end(&w);
+			} else if (o.csv) {
+				report_csv_header(stdout);
+				report_csv_row(stdout, p, r);
+			} else {
+				report_table(stdout, p, r);
+			}
+			if (!r->fits) {
+				fprintf(stderr, "strata: stage %d needs %.2f GiB, over the %.2f GiB budget by %.2f GiB\n",
+						r->peak_stage, r->peak_bytes / (1024.0 * 1024 * 1024),
+						r->budget_bytes / (1024.0 * 1024 * 1024),
+						(r->peak_bytes - r->budget_bytes) / (1024.0 * 1024 * 1024));
+				rc = 1;
+			}
+		}
+	}
+	free(p);
+	free(r);
+	return rc;
+}

@@ -1,0 +1,59 @@
+/* cmd_presets.c - `strata presets`: list model and cluster presets (and themes). */
+#include "cli/cli.h"
+#include "core/model.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+	const paths_t *paths;
+	int kind; /* 0 models, 1 clusters, 2 themes */
+} visit_arg;
+
+static void visit(const char *name, const char *path, void *arg)
+{
+	visit_arg *a = arg;
+	char err[512];
+	if (a->kind == 0) {
+		model_t m;
+		if (plan_load_model(&m, path, a->paths, err, sizeof err)) {
+			printf("  %-16s (unreadable: %s)\n", name, err);
+			return;
+		}
+		printf("  %-16s %-24s %8.1fB params", name, m.name, model_total_params(&m, false) / 1e9);
+		if (m.nkinds > 1 && m.kind[m.nkinds > 1 ? 1 : 0].experts)
+			printf(" (%.1fB active)", model_active_params(&m) / 1e9);
+		printf("\n");
+	} else if (a->kind == 1) {
+		cluster_t c;
+		if (plan_load_cluster(&c, path, a->paths, err, sizeof err)) {
+			printf("  %-16s (unreadable: %s)\n", name, err);
+			return;
+		}
+		printf("  %-16s %-18s %dx %s, %.0f GiB, %.0f TFLOPS bf16/fp16\n", name, c.name, c.node_devices, c.device,
+				c.mem_gib, c.peak_tflops[0] > 0 ? c.peak_tflops[0] : c.peak_tflops[1]);
+	} else {
+		printf("  %s\n", name);
+	}
+}
+
+int cmd_presets(int argc, char **argv, const paths_t *paths)
+{
+	(void)argv;
+	if (argc > 2) {
+		fprintf(stderr, "strata presets: takes no arguments\n");
+		return 2;
+	}
+	visit_arg a = {paths, 0};
+	printf("models:\n");
+	paths_each(paths, "presets/models", visit, &a);
+	a.kind = 1;
+	printf("clusters:\n");
+	paths_each(paths, "presets/clusters", visit, &a);
+	a.kind = 2;
+	printf("themes:\n");
+	paths_each(paths, "themes", visit, &a);
+	if (paths->n == 0)
+		fprintf(stderr, "strata: no data directory found (set STRATA_DATA)\n");
+	return 0;
+}

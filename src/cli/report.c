@@ -1,0 +1,196 @@
+/* report.c - table, JSON and CSV views of an evaluation. No formula lives here. */
+#include "cli/report.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static void strategy_json(json_w *w, const strategy_t *s)
+{
+	json_obj_begin(w, "strategy");
+	json_int(w, "dp", s->dp);
+	json_int(w, "tp", s->tp);
+	json_int(w, "pp", s->pp);
+	json_int(w, "vpp", s->vpp);
+	json_int(w, "cp", s->cp);
+	json_str(w, "cp_kind", strat_cp_kind_name(s->cp_kind));
+	json_int(w, "ep", s->ep);
+	json_int(w, "etp", s->etp);
+	json_bool(w, "sp", s->sp);
+	json_int(w, "zero", s->zero);
+	json_int(w, "micro_batch", s->micro_batch);
+	json_int(w, "global_batch", s->global_batch);
+	json_int(w, "seq_length", s->seq);
+	json_str(w, "recompute", strat_recompute_name(s->recompute));
+	json_str(w, "schedule", strat_schedule_name(s->schedule));
+	json_str(w, "precision", strat_precision_name(s->precision));
+	json_bool(w, "flash_attention", s->flash);
+	json_bool(w, "tp_comm_overlap", s->tp_overlap);
+	json_obj_end(w);
+}
+
+void report_json(json_w *w, const char *key, const plan_t *p, const eval_result *r)
+{
+	json_obj_begin(w, key);
+	json_str(w, "model", p->model.name);
+	json_str(w, "cluster", p->cluster.name);
+	json_int(w, "devices", p->devices);
+	strategy_json(w, &p->strategy);
+	json_bool(w, "valid", r->valid);
+	if (!r->valid) {
+		json_str(w, "error", r->why);
+		json_obj_end(w);
+		return;
+	}
+	json_obj_begin(w, "model_info");
+	json_num(w, "params_total_b", r->params_total / 1e9);
+	json_num(w, "params_active_b", r->params_active / 1e9);
+	json_int(w, "layers", p->model.layers);
+	json_obj_end(w);
+	json_obj_begin(w, "memory");
+	json_num(w, "peak_gib", r->peak_bytes / GIB);
+	json_num(w, "budget_gib", r->budget_bytes / GIB);
+	json_bool(w, "fits", r->fits);
+	json_int(w, "peak_stage", r->peak_stage);
+	json_arr_begin(w, "stages");
+	for (int i = 0; i < r->stages; i++) {
+		const eval_mem *m = &r->mem[i];
+		json_obj_begin(w, NULL);
+		json_int(w, "stage", i);
+		json_int(w, "layers", m->layers);
+		json_num(w, "weights_gib", m->weights / GIB);
+		json_num(w, "grads_gib", m->grads / GIB);
+		json_num(w, "optimizer_gib", m->optimizer / GIB);
+		json_num(w, "activations_gib", m->activations / GIB);
+		json_num(w, "buffers_gib", m->buffers / GIB);
+		json_num(w, "total_gib", m->total / GIB);
+		json_num(w, "inflight_microbatches", m->inflight);
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+	json_obj_end(w);
+	json_obj_begin(w, "time");
+	json_num(w, "step_s", r->step);
+	json_num(w, "compute_s", r->compute);
+	json_num(w, "recompute_s", r->recompute);
+	json_num(w, "bubble_s", r->bubble);
+	json_num(w, "optimizer_s", r->optimizer);
+	json_num(w, "comm_exposed_s", r->comm_exposed);
+	json_num(w, "tp_s", r->tp);
+	json_num(w, "cp_s", r->cp);
+	json_num(w, "ep_s", r->ep);
+	json_num(w, "pp_s", r->pp);
+	json_num(w, "dp_s", r->dp);
+	json_int(w, "microbatches", r->microbatches);
+	json_int(w, "slowest_stage", r->slow_stage);
+	json_arr_begin(w, "stages");
+	for (int i = 0; i < r->stages; i++) {
+		const eval_stage_time *t = &r->st[i];
+		json_obj_begin(w, NULL);
+		json_int(w, "stage", i);
+		json_num(w, "fwd_s", t->fwd);
+		json_num(w, "bwd_s", t->bwd);
+		json_num(w, "wgrad_s", t->wgrad);
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+	json_obj_end(w);
+	json_obj_begin(w, "throughput");
+	json_num(w, "tokens_per_s", r->tokens_per_s);
+	json_num(w, "mfu", r->mfu);
+	json_num(w, "hfu", r->hfu);
+	json_num(w, "model_tflops_per_device", r->model_flops / r->step / p->devices / 1e12);
+	json_obj_end(w);
+	json_obj_end(w);
+}
+
+static void bar(FILE *f, double frac, int width)
+{
+	int n = (int)(frac * width + 0.5);
+	if (n > width)
+		n = width;
+	for (int i = 0; i < width; i++)
+		fputc(i < n ? '#' : '.', f);
+}
+
+void report_table(FILE *f, const plan_t *p, const eval_result *r)
+{
+	const strategy_t *s = &p->strategy;
+	fprintf(f, "model    %s (%.1fB params, %.1fB active, %d layers)\n", p->model.name, r->params_total / 1e9,
+			r->params_active / 1e9, p->model.layers);
+	fprintf(f, "cluster  %s, %d x %s\n", p->cluster.name, p->devices, p->cluster.device);
+	fprintf(f, "strategy dp=%d tp=%d pp=%d vpp=%d cp=%d%s ep=%d etp=%d sp=%s zero=%d mbs=%d gbs=%d seq=%d\n"
+			"         recompute=%s schedule=%s precision=%s flash=%s  (%d micro-batches)\n",
+			s->dp, s->tp, s->pp, s->vpp, s->cp, s->cp > 1 && s->cp_kind == CP_ULYSSES ? "(ulysses)" : "",
+			s->ep, s->etp, s->sp ? "on" : "off", s->zero, s->micro_batch, s->global_batch, s->seq,
+			strat_recompute_name(s->recompute), strat_schedule_name(s->schedule),
+			strat_precision_name(s->precision), s->flash ? "on" : "off", r->microbatches);
+	fprintf(f, "\nmemory per device (GiB), budget %.1f\n", r->budget_bytes / GIB);
+	fprintf(f, "  stage layers  weights   grads   optim    acts    bufs   total\n");
+	int shown = 0;
+	for (int i = 0; i < r->stages; i++) {
+		/* long pipelines: first two, the peak and the last two stages */
+		if (r->stages > 8 && i > 1 && i < r->stages - 2 && i != r->peak_stage) {
+			if (!shown++)
+				fprintf(f, "  ...\n");
+			continue;
+		}
+		const eval_mem *m = &r->mem[i];
+		fprintf(f, "  %5d %6d %8.2f %7.2f %7.2f %7.2f %7.2f %7.2f ", i, m->layers, m->weights / GIB,
+				m->grads / GIB, m->optimizer / GIB, m->activations / GIB, m->buffers / GIB, m->total / GIB);
+		bar(f, m->total / r->budget_bytes, 20);
+		fprintf(f, "%s\n", m->total > r->budget_bytes ? "  OVER" : "");
+	}
+	fprintf(f, "  peak %.2f GiB on stage %d: %s\n", r->peak_bytes / GIB, r->peak_stage,
+			r->fits ? "fits" : "DOES NOT FIT");
+	fprintf(f, "\nstep time %.4g s\n", r->step);
+	struct { const char *n; double v; } parts[] = {
+		{"compute", r->compute}, {"recompute", r->recompute}, {"bubble", r->bubble},
+		{"tp comm", r->tp}, {"cp comm", r->cp}, {"ep comm", r->ep}, {"pp comm", r->pp},
+		{"dp comm", r->dp}, {"optimizer", r->optimizer},
+	};
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		if (parts[i].v <= 0 && i > 0)
+			continue;
+		fprintf(f, "  %-10s %10.4g s %5.1f%% ", parts[i].n, parts[i].v, 100 * parts[i].v / r->step);
+		bar(f, parts[i].v / r->step, 30);
+		fputc('\n', f);
+	}
+	fprintf(f, "\nthroughput %.4g tokens/s   MFU %.1f%%   HFU %.1f%%\n", r->tokens_per_s, 100 * r->mfu,
+			100 * r->hfu);
+}
+
+void report_csv_header(FILE *f)
+{
+	fprintf(f, "model,cluster,devices,dp,tp,pp,vpp,cp,ep,etp,sp,zero,micro_batch,global_batch,seq_length,"
+			"recompute,schedule,precision,valid,peak_gib,budget_gib,fits,step_s,compute_s,recompute_s,"
+			"bubble_s,tp_s,cp_s,ep_s,pp_s,dp_s,optimizer_s,tokens_per_s,mfu,hfu\n");
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void report_csv_row(FILE *f, const plan_t *p, const eval_result *r)
+{
+	const strategy_t *s = &p->strategy;
+	csv_str(f, p->model.name);
+	fputc(',', f);
+	csv_str(f, p->cluster.name);
+	fprintf(f, ",%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%s,%d", p->devices, s->dp, s->tp, s->pp, s->vpp,
+			s->cp, s->ep, s->etp, s->sp, s->zero, s->micro_batch, s->global_batch, s->seq,
+			strat_recompute_name(s->recompute), strat_schedule_name(s->schedule),
+			strat_precision_name(s->precision), r->valid);
+	if (!r->valid) {
+		fprintf(f, ",,,,,,,,,,,,,,,,\n");
+		return;
+	}
+	fprintf(f, ",%.4f,%.4f,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f\n",
+			r->peak_bytes / GIB, r->budget_bytes / GIB, r->fits, r->step, r->compute, r->recompute, r->bubble,
+			r->tp, r->cp, r->ep, r->pp, r->dp, r->optimizer, r->tokens_per_s, r->mfu, r->hfu);
+}

@@ -1,0 +1,20 @@
+/* report.h - printing an evaluation as a readable table, JSON (DESIGN.md section 3 keys)
+ * or CSV. */
+#ifndef STRATA_CLI_REPORT_H
+#define STRATA_CLI_REPORT_H
+
+#include <stdio.h>
+#include "core/evaluate.h"
+#include "io/json.h"
+#include "io/plan.h"
+
+/* Human-readable table of the plan and its evaluation. */
+void report_table(FILE *f, const plan_t *p, const eval_result *r);
+/* Emit the result as one JSON object (key NULL at top level or in an array). */
+void report_json(json_w *w, const char *key, const plan_t *p, const eval_result *r);
+/* CSV header line matching report_csv_row. */
+void report_csv_header(FILE *f);
+/* One CSV row. */
+void report_csv_row(FILE *f, const plan_t *p, const eval_result *r);
+
+#endif

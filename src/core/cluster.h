@@ -1,0 +1,50 @@
+/* cluster.h - accelerator, node and network description plus the calibrated efficiency
+ * constants of the device family. Pure data. */
+#ifndef STRATA_CORE_CLUSTER_H
+#define STRATA_CORE_CLUSTER_H
+
+#include <stddef.h>
+
+enum { PREC_BF16 = 0, PREC_FP16 = 1, PREC_FP8 = 2, PREC_COUNT = 3 };
+
+/* Efficiency constants: fractions of datasheet peaks that real kernels reach. They are
+ * calibrated once per device family on the public validation set (see presets/clusters). */
+typedef struct {
+	double gemm;          /* large dense GEMM, fraction of tensor peak */
+	double gemm_half;     /* GEMM dimension at which efficiency is half of `gemm` (roll-off) */
+	double fp8_gemm;      /* fp8 GEMM, fraction of fp8 peak */
+	double flash;         /* flash-attention kernels, fraction of tensor peak */
+	double grouped_gemm;  /* MoE grouped GEMM, multiplier on `gemm` */
+	double hbm;           /* element-wise kernels, fraction of HBM bandwidth */
+	double coll_intra;    /* collectives inside a node, fraction of link bandwidth */
+	double coll_inter;    /* collectives across nodes, fraction of NIC bandwidth */
+	double dp_overlap;    /* fraction of backward time that hides gradient/param collectives */
+	double tp_overlap;    /* fraction of TP communication hidden when tp_comm_overlap is on */
+	double layer_us;      /* fixed per-layer per-pass launch overhead, microseconds */
+	double reserve_gib;   /* memory kept out of the default budget (context, allocator) */
+	double context_gib;   /* CUDA/CANN context, seen by nvidia-smi but not by the allocator */
+	double alloc_frag;    /* allocator reserve over allocated bytes (fraction) */
+} cluster_eff;
+
+typedef struct {
+	char name[64];
+	char device[64];
+	double mem_gib;
+	double peak_tflops[PREC_COUNT]; /* dense tensor-core peaks; 0 = unsupported */
+	double hbm_gbps;
+	int node_devices;
+	double node_gbps;     /* intra-node, per device, per direction */
+	double net_gbps;      /* inter-node, per device, per direction */
+	double net_lat_us;
+	cluster_eff eff;
+	int eff_set;          /* 1 when `eff` came from the file itself */
+} cluster_t;
+
+/* Neutral efficiency constants used when nothing better is known. */
+cluster_eff cluster_default_eff(void);
+/* Check a cluster's numbers are usable; 0 or -1 with a reason. */
+int cluster_check(const cluster_t *c, char *why, size_t whylen);
+/* Device family token of a device name ("H100-SXM5-80GB" -> "H100"), into out. */
+void cluster_family(const char *device, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,600 @@
+/* evaluate.c - closed-form memory and step time of one strategy.
+ *
+ * Sources of the formulas (see also docs in the README):
+ *  - activations per layer: Korthikanti et al. 2022, "Reducing Activation Recomputation in
+ *    Large Transformer Models" (arXiv 2205.05198), Sec. 4: sbh(34 + 5as/h) without
+ *    parallelism, /t with TP+SP, 2sbh with full recompute; generalised here to GQA, gated
+ *    MLPs, MoE, MLA, flash attention and zero dropout by counting each stored tensor;
+ *  - model states: Megatron-LM theoretical_memory_usage.py (18 bytes/param, 6 + 12/d with
+ *    the distributed optimizer) and ZeRO (Rajbhandari et al. 2020, arXiv 1910.02054);
+ *  - FLOPs: Narayanan et al. 2021 (arXiv 2104.04473) and Megatron-core
+ *    num_floating_point_operations (GQA, SwiGLU, MoE); MFU after Chowdhery et al. 2022;
+ *  - in-flight micro-batches and bubbles per schedule: Megatron (1F1B, interleaved),
+ *    Qi et al. 2024 (zero bubble, arXiv 2401.10241), DeepSeek-V3 DualPipe README.
+ * No allocation and no I/O: the search and the TUI call this on every candidate/key. */
+#include "core/evaluate.h"
+#include "core/comm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define ACT_BYTES 2.0 /* activations are stored in 16 bits (fp8 runs keep bf16 copies) */
+
+/* Per-kind, per-micro-batch, per-device costs of one layer under the strategy. */
+typedef struct {
+	double p_dense, p_expert;       /* parameters held by one device */
+	double act[RC_COUNT];           /* activation bytes kept for backward */
+	double work;                    /* transient bytes while this layer runs backward */
+	double f_comp, b_in, b_w;       /* compute seconds: forward, input-grad, weight-grad */
+	double core_f;                  /* attention core forward (recomputed by selective) */
+	double tp_f, tp_b, cp_f, cp_b, ep_f, ep_b; /* exposed communication seconds */
+	double flops_model;             /* model FLOPs fwd+bwd (no recompute), per micro-batch */
+	double flops_fwd;               /* forward FLOPs (what full recompute adds) */
+	double flops_core;              /* attention-core forward FLOPs (selective recompute) */
+} kcost;
+
+typedef struct {
+	const model_t *m;
+	const cluster_t *c;
+	const strategy_t *s;
+	double b, seq, tok, tok_sp, tok_moe; /* tokens per device: TP group view, SP shard, MoE */
+	double sp_div;
+	double peak, peak16, hbm, geff, ghalf;
+	comm_link tp_l, cp_l, ep_l;
+	double tp_exp;                       /* fraction of TP comm left exposed */
+} ctx;
+
+static double gemm_t(const ctx *x, double M, double K, double N, double mult)
+{
+	/* Roofline with a roll-off: big GEMMs reach `gemm` of peak; a GEMM whose smallest
+	 * dimension is d reaches gemm * d/(d + half) (tile quantisation and wave effects),
+	 * and no GEMM beats the time to stream its operands from HBM. */
+	double d = M < K ? M : K;
+	d = d < N ? d : N;
+	if (d <= 0)
+		return 0;
+	double eff = x->geff * mult * d / (d + x->ghalf);
+	double tc = 2.0 * M * K * N / (x->peak * eff);
+	double tm = (M * K + K * N + M * N) * ACT_BYTES / x->hbm;
+	return tc > tm ? tc : tm;
+}
+
+static double elem_t(const ctx *x, double bytes) { return bytes / x->hbm; }
+
+static void kind_cost(const ctx *x, int k, kcost *o)
+{
+	const model_t *m = x->m;
+	const strategy_t *s = x->s;
+	const layer_kind *t = &m->kind[k];
+	const cluster_t *c = x->c;
+	double h = m->hidden, tp = s->tp, tok = x->tok, tsp = x->tok_sp;
+	double heads_l = (double)t->heads / tp;
+	double kv_l = t->attn == ATTN_MLA ? heads_l : (t->kv_heads >= tp ? (double)t->kv_heads / tp : 1.0);
+	double g = m->gated ? 2.0 : 1.0;
+	double hdrop = m->hidden_dropout > 0, adrop = m->attention_dropout > 0;
+	layer_params lp = model_layer_params(m, k);
+	memset(o, 0, sizeof *o);
+
+	o->p_dense = (lp.attn + lp.mlp_dense + lp.experts_shared) / tp + lp.norms + lp.router + lp.extra / tp;
+	if (t->experts > 0)
+		o->p_expert = lp.experts_routed / ((double)s->ep * s->etp);
+
+	/* ---- attention projections ---- */
+	double qd, kd, vd, od, core_fl, act_attn;
+	double f = 0;
+	if (t->attn == ATTN_MLA) {
+		double qk = t->qk_nope + t->qk_rope;
+		qd = heads_l * qk;
+		kd = heads_l * qk;
+		vd = heads_l * t->v_head;
+		od = vd;
+		if (t->q_lora > 0) {
+			f += gemm_t(x, tok, h, t->q_lora, 1) + gemm_t(x, tok, t->q_lora, qd, 1);
+		} else {
+			f += gemm_t(x, tok, h, qd, 1);
+		}
+		f += gemm_t(x, tok, h, t->kv_lora + t->qk_rope, 1) +
+			gemm_t(x, tok, t->kv_lora, heads_l * (t->qk_nope + t->v_head), 1);
+		core_fl = 2.0 * x->b * (x->seq / s->cp) * x->seq * heads_l * (qk + t->v_head);
+		act_attn = tok * (t->q_lora + t->kv_lora + t->qk_rope) * ACT_BYTES;
+	} else {
+		qd = heads_l * t->head_dim;
+		kd = vd = kv_l * t->head_dim;
+		od = qd;
+		f += gemm_t(x, tok, h, qd + kd + vd, 1);
+		core_fl = 4.0 * x->b * (x->seq / s->cp) * x->seq * heads_l * t->head_dim;
+		act_attn = 0;
+	}
+	f += gemm_t(x, tok, od, h, 1);
+	/* stored: two norm inputs, QKV-projection input, Q, K, V, out-projection input */
+	act_attn += (2 * 2 * h * tsp) + 2 * h * tsp + tok * (qd + kd + vd + od) * ACT_BYTES;
+	if (hdrop)
+		act_attn += 2 * h * tsp; /* two 1-byte dropout masks (attention and MLP outputs) */
+
+	/* ---- attention core ---- */
+	double scores = x->b * heads_l * (x->seq / s->cp) * x->seq; /* score elements per device */
+	double core_f, core_b, act_core = 0;
+	if (s->flash) {
+		/* causal flash attention skips the masked half; backward recomputes QK^T and
+		 * does 2.5x the forward FLOPs; kernels run at the `flash` fraction of peak */
+		double fl = 0.5 * core_fl;
+		core_f = fl / (x->peak16 * c->eff.flash);
+		core_b = 2.5 * fl / (x->peak16 * c->eff.flash);
+		act_core = 4.0 * x->b * heads_l * (x->seq / s->cp); /* fp32 log-sum-exp */
+	} else {
+		/* unfused: two batched GEMMs of head_dim depth plus a fused scale-mask-softmax and
+		 * dropout streaming the score matrix through HBM */
+		double dh = t->attn == ATTN_MLA ? (double)(t->qk_nope + t->qk_rope) : t->head_dim;
+		double g1 = gemm_t(x, x->seq / s->cp, dh, x->seq, 1) * x->b * heads_l;
+		double g2 = gemm_t(x, x->seq / s->cp, x->seq, t->attn == ATTN_MLA ? t->v_head : t->head_dim, 1) *
+			x->b * heads_l;
+		double sm = elem_t(x, scores * (8.0 + (adrop ? 5.0 : 0.0)));
+		core_f = g1 + g2 + sm;
+		core_b = 2 * (g1 + g2) + 2 * sm;
+		act_core = scores * (2.0 + (adrop ? 3.0 : 0.0)); /* softmax out (+ mask, dropout out) */
+	}
+
+	/* ---- MLP: dense, shared experts, routed experts ---- */
+	double mlp = 0, act_mlp = 0, mlp_elem = 0;
+	if (t->ffn > 0 && t->experts == 0) {
+		double fl = t->ffn / tp;
+		mlp += gemm_t(x, tok, h, g * fl, 1) + gemm_t(x, tok, fl, h, 1);
+		act_mlp += 2 * h * tsp + tok * fl * (g + 1) * ACT_BYTES;
+		mlp_elem += tok * fl * (g + 1) * ACT_BYTES;
+	}
+	double ep_bytes = 0;
+	if (t->experts > 0) {
+		double ef = t->expert_ffn / (double)s->etp;
+		double tm = x->tok_moe * t->topk;                 /* routed token copies per device */
+		double me = tm * s->ep / t->experts;              /* tokens per local expert */
+		double nloc = (double)t->experts / s->ep;
+		double gg = c->eff.grouped_gemm;
+		mlp += nloc * (gemm_t(x, me, h, g * ef, gg) + gemm_t(x, me, ef, h, gg));
+		mlp += gemm_t(x, x->tok_moe, h, t->experts, 1);   /* router */
+		act_mlp += 2 * h * tsp + x->tok_moe * t->experts * 4.0 /* fp32 router probs */ +
+			tm * (2 * h + ef * (g + 1)) * ACT_BYTES;
+		mlp_elem += tm * (4 * h + ef * (g + 1)) * ACT_BYTES; /* permute, unpermute, activation */
+		if (t->shared > 0) {
+			double sf = (double)t->shared * t->expert_ffn / tp;
+			mlp += gemm_t(x, tok, h, g * sf, 1) + gemm_t(x, tok, sf, h, 1);
+			act_mlp += tok * sf * (g + 1) * ACT_BYTES;
+			mlp_elem += tok * sf * (g + 1) * ACT_BYTES;
+		}
+		ep_bytes = tm * h * ACT_BYTES;
+	}
+	if (t->mtp)
+		mlp += gemm_t(x, tok, 2 * h, h / tp, 1);
+
+	/* element-wise traffic outside GEMMs: two norms, two bias-dropout-residual adds,
+	 * rotary or bias on QKV, the MLP activation */
+	double elem = tsp * h * ACT_BYTES * (4 + 6 + (hdrop ? 1 : 0)) + tok * (qd + kd) * ACT_BYTES * 2 +
+		mlp_elem;
+	double elem_f = elem_t(x, elem), elem_b = 2 * elem_f;
+	double launch = c->eff.layer_us * 1e-6;
+
+	double proj = f + mlp; /* forward GEMM time */
+	o->f_comp = proj + core_f + elem_f + launch;
+	o->b_in = proj + core_b + elem_b + launch;
+	o->b_w = proj;
+	o->core_f = core_f + (s->flash ? 0 : elem_t(x, scores * 2.0));
+
+	/* ---- activations by recompute mode ---- */
+	double layer_in = 2 * h * tsp;
+	o->act[RC_NONE] = act_attn + act_core + act_mlp;
+	o->act[RC_SELECTIVE] = act_attn + (s->flash ? act_core : 0) + act_mlp;
+	o->act[RC_FULL] = layer_in;
+	/* while a layer runs backward, gradients of its largest intermediates coexist */
+	o->work = tok * ((t->ffn > 0 && t->experts == 0 ? g * t->ffn / tp : 0) + (qd + kd + vd)) * ACT_BYTES * 2;
+
+	/* ---- communication ---- */
+	if (s->tp > 1) {
+		/* Megatron TP: two all-reduces (or all-gather + reduce-scatter with SP, same
+		 * volume) per layer in forward and two in backward; a MoE layer with SP keeps its
+		 * tokens sharded through the experts, so only attention (and shared experts)
+		 * communicate over TP. */
+		double pairs = (t->experts > 0) ? (1 + (t->shared > 0 ? 1 : 0)) : 2;
+		double one = comm_allreduce(x->tp_l, s->tp, tok * h * ACT_BYTES);
+		o->tp_f = pairs * one * x->tp_exp;
+		o->tp_b = o->tp_f;
+	}
+	if (s->cp > 1) {
+		if (s->cp_kind == CP_RING) {
+			/* ring attention: cp-1 steps each passing the local K and V chunk; each
+			 * transfer overlaps the previous step's attention block */
+			double kvb = x->b * (x->seq / s->cp) * (kd + vd) * ACT_BYTES;
+			double step = comm_p2p(x->cp_l, kvb);
+			double comm_f = (s->cp - 1) * step;
+			double comm_b = 2 * comm_f;
+			o->cp_f = fmax(0, comm_f - core_f * (s->cp - 1) / s->cp) + step;
+			o->cp_b = fmax(0, comm_b - core_b * (s->cp - 1) / s->cp) + step;
+		} else {
+			/* Ulysses: all-to-all of Q, K, V before and of the output after attention */
+			double vol = x->b * (x->seq / s->cp) * (qd + kd + vd + od) * ACT_BYTES;
+			o->cp_f = comm_alltoall(x->cp_l, s->cp, vol);
+			o->cp_b = o->cp_f;
+		}
+	}
+	if (t->experts > 0 && s->ep > 1) {
+		/* dispatch and combine all-to-all in forward, the same two in backward */
+		o->ep_f = 2 * comm_alltoall(x->ep_l, s->ep, ep_bytes);
+		o->ep_b = o->ep_f;
+	}
+	if (t->experts > 0 && s->etp > 1) {
+		double one = comm_allreduce(x->tp_l, s->etp, x->tok_moe * t->topk * h * ACT_BYTES);
+		o->ep_f += one;
+		o->ep_b += one;
+	}
+
+	/* ---- FLOPs (per device, per micro-batch) ---- */
+	double active = lp.attn + lp.mlp_dense + lp.experts_shared + lp.router + lp.extra +
+		(t->experts > 0 ? lp.experts_routed * t->topk / t->experts : 0);
+	double fwd = 2.0 * active * (x->b * x->seq / s->cp) / tp + core_fl; /* core_fl is per device */
+	o->flops_fwd = fwd;
+	o->flops_model = 3 * fwd;
+	o->flops_core = core_fl;
+}
+
+/* Micro-batches (in units of one stage's per-micro-batch activations) held at the peak. */
+static double inflight(const strategy_t *s, int stage, int m)
+{
+	int p = s->pp;
+	double n;
+	switch (s->schedule) {
+	case SCHED_GPIPE:
+		n = m;
+		break;
+	case SCHED_INTERLEAVED: {
+		/* Megatron interleaved 1F1B: warm-up of 2(p-s-1) + (v-1)p chunk-micro-batches plus
+		 * the one in progress; each chunk holds 1/v of the stage's layers */
+		double chunks = 2.0 * (p - stage - 1) + (double)(s->vpp - 1) * p + 1;
+		if (chunks > (double)m * s->vpp)
+			chunks = (double)m * s->vpp;
+		n = chunks / s->vpp;
+		return n;
+	}
+	case SCHED_ZBH2:
+		n = 2.0 * (p - stage) - 1;
+		break;
+	case SCHED_ZBV:
+		n = p; /* V-shape: every device peaks at the first stage's 1F1B level */
+		break;
+	case SCHED_DUALPIPE:
+		n = p + 1;
+		break;
+	default: /* 1F1B, ZB-H1 */
+		n = p - stage;
+		break;
+	}
+	return n < m ? n : m;
+}
+
+double eval_default_budget_gib(const cluster_t *c)
+{
+	return c->mem_gib - c->eff.reserve_gib;
+}
+
+static int reject(eval_result *r, const char *why)
+{
+	r->valid = 0;
+	if (why != r->why)
+		snprintf(r->why, sizeof r->why, "%s", why);
+	return -1;
+}
+
+int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t *s,
+		double budget_gib, eval_result *r)
+{
+	r->valid = 0;
+	r->why[0] = 0;
+	if (strat_validate(s, m, c, devices, r->why, sizeof r->why))
+		return reject(r, r->why);
+	if (s->pp > EVAL_MAX_STAGES)
+		return reject(r, "more pipeline stages than the evaluator supports (256)");
+
+	ctx x;
+	x.m = m;
+	x.c = c;
+	x.s = s;
+	x.b = s->micro_batch;
+	x.seq = s->seq;
+	x.tok = x.b * s->seq / s->cp;
+	x.sp_div = (s->sp && s->tp > 1) ? s->tp : 1;
+	x.tok_sp = x.tok / x.sp_div;
+	x.tok_moe = x.tok / s->tp; /* Megatron MoE splits tokens over TP before dispatch */
+	double p16 = c->peak_tflops[PREC_BF16] > 0 ? c->peak_tflops[PREC_BF16] : c->peak_tflops[PREC_FP16];
+	x.peak16 = (s->precision == PREC_FP16 && c->peak_tflops[PREC_FP16] > 0 ? c->peak_tflops[PREC_FP16] : p16) * 1e12;
+	x.peak = c->peak_tflops[s->precision] * 1e12;
+	x.geff = s->precision == PREC_FP8 ? c->eff.fp8_gemm : c->eff.gemm;
+	x.ghalf = c->eff.gemm_half;
+	x.hbm = c->hbm_gbps * 1e9 * c->eff.hbm;
+	x.tp_l = comm_group(c, s->tp, 1);
+	x.cp_l = comm_group(c, s->cp, s->tp);
+	x.ep_l = comm_group(c, s->ep, s->etp);
+	x.tp_exp = s->tp_overlap ? 1 - c->eff.tp_overlap : 1;
+
+	kcost kc[MODEL_MAX_KINDS];
+	for (int k = 0; k < m->nkinds; k++)
+		kind_cost(&x, k, &kc[k]);
+
+	const int p = s->pp, v = s->vpp, mb = strat_microbatches(s);
+	const double h = m->hidden, V = m->vocab, tp = s->tp;
+	const int dualpipe = s->schedule == SCHED_DUALPIPE;
+	double d_dense = (double)s->dp * s->cp;
+	double d_exp = (double)s->dp * s->cp * s->tp / ((double)s->ep * s->etp);
+	double wb, gb, ob, wbe, gbe, obe; /* bytes per parameter: dense and expert */
+	{
+		double fp8w = s->precision == PREC_FP8 ? 1.0 : 0.0; /* fp8 weight copies */
+		switch (s->zero) {
+		case 0: wb = wbe = 2 + fp8w; gb = gbe = 4; ob = obe = 12; break;
+		case 1: wb = wbe = 2 + fp8w; gb = gbe = 4; ob = 12 / d_dense; obe = 12 / d_exp; break;
+		case 2: wb = wbe = 2 + fp8w; gb = 4 / d_dense; gbe = 4 / d_exp; ob = 12 / d_dense; obe = 12 / d_exp; break;
+		default: /* ZeRO-3/FSDP: the fp32 shard is the master copy; Adam m and v sharded */
+			wb = 4 / d_dense + fp8w; wbe = 4 / d_exp + fp8w; gb = 4 / d_dense; gbe = 4 / d_exp;
+			ob = 8 / d_dense; obe = 8 / d_exp; break;
+		}
+	}
+	comm_link dp_l = comm_group(c, s->dp * s->cp, s->tp);
+	comm_link edp_l = comm_group(c, (int)d_exp, s->ep * s->etp);
+	/* PP neighbours are tp*cp*dp ranks apart: same node only for small jobs */
+	long long pp_stride = (long long)s->tp * s->cp * s->dp;
+	comm_link pp_l;
+	if (pp_stride * 2 <= c->node_devices) {
+		pp_l.bw = c->node_gbps * 1e9 * c->eff.coll_intra;
+		pp_l.lat = 2e-6;
+	} else {
+		pp_l.bw = c->net_gbps * 1e9 * c->eff.coll_inter;
+		pp_l.lat = c->net_lat_us * 1e-6;
+	}
+	double p2p_bytes = x.tok * h * ACT_BYTES / x.sp_div;
+	double p2p = p > 1 ? comm_p2p(pp_l, p2p_bytes) : 0;
+
+	/* head and tail costs */
+	double Vl = s->vocab_parallel ? V / tp : V;
+	double head_f = gemm_t(&x, x.tok, h, Vl, 1) + elem_t(&x, x.tok * Vl * 10.0);
+	double head_b = 2 * gemm_t(&x, x.tok, h, Vl, 1) + elem_t(&x, x.tok * Vl * 8.0);
+	double head_fl = 2.0 * (x.b * s->seq / s->cp) * h * V / tp;
+	double emb_f = elem_t(&x, x.tok_sp * h * ACT_BYTES * 2), emb_b = 2 * emb_f;
+	double tp_head = s->tp > 1 ? comm_allreduce(x.tp_l, s->tp, x.tok * h * ACT_BYTES) * x.tp_exp : 0;
+	double logits_bytes = x.tok * Vl * 6.0; /* bf16 logits + fp32 copy for the loss */
+
+	r->stages = p;
+	r->chunks = p * v;
+	r->microbatches = mb;
+	r->peak_bytes = 0;
+	r->peak_stage = 0;
+	double budget = (budget_gib > 0 ? budget_gib : eval_default_budget_gib(c)) * GIB;
+	r->budget_bytes = budget;
+	double tsum = 0, tmax = -1, fsum = 0, bsum = 0, wsum = 0;
+	int slow = 0;
+	double hw_fl_total = 0, model_fl_total = 0, dp_end = 0;
+
+	for (int st = 0; st < p; st++) {
+		eval_mem *me = &r->mem[st];
+		eval_stage_time *tt = &r->st[st];
+		memset(me, 0, sizeof *me);
+		memset(tt, 0, sizeof *tt);
+		double pd = 0, pe = 0, act_mb = 0, work = 0, fl_model = 0, fl_hw = 0;
+		double f = 0, b = 0, w = 0, rc = 0, comp = 0, tpc = 0, cpc = 0, epc = 0;
+		int layers = 0;
+		for (int ch = 0; ch < v; ch++) {
+			int lo, n;
+			strat_chunk_span(s, m->layers, ch, st, &lo, &n);
+			int last_chunk = (st == p - 1 && ch == v - 1);
+			int hi = lo + n + (last_chunk ? m->mtp_layers : 0); /* MTP rides on the last stage */
+			layers += n;
+			int cnt[MODEL_MAX_KINDS];
+			double rc_cnt[MODEL_MAX_KINDS][RC_COUNT];
+			memset(rc_cnt, 0, sizeof rc_cnt);
+			if (s->nranges == 0) {
+				model_count_kinds(m, lo, hi, cnt);
+				for (int k = 0; k < m->nkinds; k++)
+					rc_cnt[k][s->recompute] = cnt[k];
+			} else {
+				for (int l = lo; l < hi; l++)
+					rc_cnt[model_layer_kind(m, l)][strat_layer_recompute(s, l < m->layers ? l : m->layers - 1)] += 1;
+			}
+			for (int k = 0; k < m->nkinds; k++) {
+				const kcost *q = &kc[k];
+				double nk = rc_cnt[k][0] + rc_cnt[k][1] + rc_cnt[k][2];
+				if (nk == 0)
+					continue;
+				pd += nk * q->p_dense;
+				pe += nk * q->p_expert;
+				for (int mode = 0; mode < RC_COUNT; mode++)
+					act_mb += rc_cnt[k][mode] * q->act[mode];
+				if (q->work > work)
+					work = q->work;
+				if (rc_cnt[k][RC_FULL] + rc_cnt[k][RC_SELECTIVE] > 0 && q->act[RC_NONE] > work)
+					work = q->act[RC_NONE]; /* a recomputed layer is materialised whole */
+				double rcf = rc_cnt[k][RC_FULL] * (q->f_comp + q->tp_f + q->cp_f + q->ep_f) +
+					rc_cnt[k][RC_SELECTIVE] * q->core_f;
+				f += nk * (q->f_comp + q->tp_f + q->cp_f + q->ep_f);
+				b += nk * (q->b_in + q->b_w + q->tp_b + q->cp_b + q->ep_b) + rcf;
+				w += nk * q->b_w;
+				rc += rcf;
+				comp += nk * (q->f_comp + q->b_in + q->b_w);
+				tpc += nk * (q->tp_f + q->tp_b) + rc_cnt[k][RC_FULL] * q->tp_f;
+				cpc += nk * (q->cp_f + q->cp_b) + rc_cnt[k][RC_FULL] * q->cp_f;
+				epc += nk * (q->ep_f + q->ep_b) + rc_cnt[k][RC_FULL] * q->ep_f;
+				fl_model += nk * q->flops_model;
+				fl_hw += nk * q->flops_model + rc_cnt[k][RC_FULL] * q->flops_fwd +
+					rc_cnt[k][RC_SELECTIVE] * q->flops_core;
+			}
+			if (p > 1) { /* one activation send and one gradient send per chunk */
+				f += p2p;
+				b += p2p;
+				tt->pp += 2 * p2p;
+			}
+		}
+		/* first stage: embedding; last stage: LM head, loss, final norm */
+		double extra_act = 0;
+		if (st == 0) {
+			pd += V * h / (s->vocab_parallel ? tp : 1);
+			f += emb_f + tp_head;
+			b += emb_b;
+			comp += emb_f + emb_b;
+			tpc += tp_head;
+			extra_act += 8.0 * x.b * s->seq / s->cp + (m->hidden_dropout > 0 ? x.tok_sp * h : 0);
+		}
+		if (st == p - 1) {
+			if (!m->tied || p > 1 || dualpipe)
+				pd += V * h / (s->vocab_parallel ? tp : 1);
+			int heads = 1 + m->mtp_layers; /* each MTP module reuses the output head */
+			f += heads * (head_f + tp_head);
+			b += heads * (head_b + tp_head);
+			w += heads * gemm_t(&x, x.tok, h, Vl, 1);
+			comp += heads * (head_f + head_b);
+			tpc += 2 * heads * tp_head;
+			fl_model += heads * 3 * head_fl;
+			fl_hw += heads * 3 * head_fl;
+		}
+		if (dualpipe) { /* each device also holds the mirrored stage's parameters */
+			pd *= 2;
+			pe *= 2;
+		}
+		double nin = inflight(s, st, mb);
+		me->layers = layers;
+		me->inflight = nin;
+		me->weights = pd * wb + pe * wbe;
+		me->grads = pd * gb + pe * gbe;
+		me->optimizer = pd * ob + pe * obe;
+		me->activations = nin * (act_mb + extra_act) + (st == p - 1 ? logits_bytes : 0);
+		/* act_mb covers all chunks of the stage; in-flight counts are in stage units */
+		double buf = work;
+		if (s->tp > 1)
+			buf += x.tok * h * ACT_BYTES; /* gathered SP input / TP all-reduce workspace */
+		if (p > 1)
+			buf += 2 * p2p_bytes;
+		if (s->zero == 3) {
+			/* FSDP keeps the current and the prefetched unit unsharded (bf16 params and
+			 * their gradients before reduce-scatter) */
+			double lmax = 0;
+			for (int k = 0; k < m->nkinds; k++)
+				if (kc[k].p_dense + kc[k].p_expert > lmax)
+					lmax = kc[k].p_dense + kc[k].p_expert;
+			buf += lmax * (2 * 2 + 4);
+		}
+		me->buffers = buf;
+		me->total = me->weights + me->grads + me->optimizer + me->activations + me->buffers;
+		if (me->total > r->peak_bytes) {
+			r->peak_bytes = me->total;
+			r->peak_stage = st;
+		}
+
+		/* ZeRO-3: parameters gathered for forward and backward and gradients
+		 * reduce-scattered on every micro-batch, prefetched behind compute */
+		double z3 = 0;
+		if (s->zero == 3 && (d_dense > 1 || d_exp > 1)) {
+			double ag = comm_allgather(dp_l, (int)d_dense, pd * 2) + comm_allgather(edp_l, (int)d_exp, pe * 2);
+			double rs = comm_allgather(dp_l, (int)d_dense, pd * 4) + comm_allgather(edp_l, (int)d_exp, pe * 4);
+			double hide = c->eff.dp_overlap;
+			double zf = fmax(0, ag - hide * f), zb = fmax(0, ag + rs - hide * b);
+			z3 = zf + zb;
+			f += zf;
+			b += zb;
+		}
+		tt->fwd = f;
+		tt->bwd = b;
+		tt->wgrad = w;
+		tt->recompute = rc;
+		tt->compute = comp;
+		tt->tp = tpc;
+		tt->cp = cpc;
+		tt->ep = epc;
+		tt->dp_exposed = z3; /* ZeRO-3 exposure per micro-batch, already inside f and b */
+		/* once per step: gradient reduction (ZeRO 0-2) and the optimizer update, a
+		 * memory-bound pass over ~34 bytes per locally updated parameter (fp32 grad,
+		 * master, Adam m and v read and written, 16-bit copy written, norm for clipping) */
+		double upd = s->zero >= 1 ? pd / d_dense + pe / d_exp : pd + pe;
+		tt->optimizer = elem_t(&x, upd * 34.0);
+		if (s->zero < 3) {
+			double t_dp;
+			if (s->zero == 0)
+				t_dp = comm_allreduce(dp_l, (int)d_dense, pd * 4) + comm_allreduce(edp_l, (int)d_exp, pe * 4);
+			else /* reduce-scatter of fp32 grads, all-gather of updated 16-bit params */
+				t_dp = comm_allgather(dp_l, (int)d_dense, pd * 4) + comm_allgather(dp_l, (int)d_dense, pd * 2) +
+					comm_allgather(edp_l, (int)d_exp, pe * 4) + comm_allgather(edp_l, (int)d_exp, pe * 2);
+			/* the reduction overlaps the last micro-batch's backward; stage st finishes
+			 * that backward about st backward slots before stage 0 does */
+			double hidden = c->eff.dp_overlap * b + (p > 1 ? st * b / v : 0);
+			double exposed = fmax(0, t_dp - hidden);
+			if (exposed > dp_end)
+				dp_end = exposed;
+		}
+		double T = f + b;
+		tsum += T;
+		fsum += f;
+		bsum += b;
+		wsum += w;
+		if (T > tmax) {
+			tmax = T;
+			slow = st;
+		}
+		model_fl_total += fl_model;
+		hw_fl_total += fl_hw;
+	}
+
+	/* ---- pipeline makespan: steady state at the slowest stage plus the schedule's
+	 * warm-up/cool-down bubble ---- */
+	double fa = fsum / p, ba = bsum / p, wa = wsum / p;
+	double bubble;
+	switch (s->schedule) {
+	case SCHED_INTERLEAVED:
+		bubble = (tsum - tmax) / v;
+		break;
+	case SCHED_ZBH1:
+		bubble = (p - 1) * fmax(0, fa + ba - 2 * wa);
+		break;
+	case SCHED_ZBH2:
+		bubble = (p - 1) * fmax(0, fa + ba - 3 * wa);
+		break;
+	case SCHED_ZBV:
+		bubble = (p - 1) * fmax(0, fa + ba - 3 * wa) / 2;
+		break;
+	case SCHED_DUALPIPE:
+		/* (PP/2 - 1)(F&B + B - 3W), F&B an overlapped forward+backward pair */
+		bubble = (p / 2.0 - 1) * fmax(0, fa + 2 * ba - 3 * wa);
+		break;
+	default: /* GPipe and 1F1B: sum of the stage times plus (m-1) at the slowest */
+		bubble = tsum - tmax;
+		break;
+	}
+	if (p == 1)
+		bubble = 0;
+	double opt = 0;
+	for (int st = 0; st < p; st++)
+		if (r->st[st].optimizer > opt)
+			opt = r->st[st].optimizer;
+	const eval_stage_time *ss = &r->st[slow];
+	double z3_per_mb = ss->dp_exposed;
+	r->slow_stage = slow;
+	r->compute = mb * ss->compute;
+	r->recompute = mb * ss->recompute;
+	r->tp = mb * ss->tp;
+	r->cp = mb * ss->cp;
+	r->ep = mb * ss->ep;
+	r->pp = mb * ss->pp;
+	r->dp = mb * z3_per_mb + dp_end;
+	r->bubble = bubble;
+	r->optimizer = opt;
+	r->comm_exposed = r->tp + r->cp + r->ep + r->pp + r->dp;
+	r->step = r->compute + r->recompute + r->comm_exposed + r->bubble + r->optimizer;
+
+	double tokens = (double)s->global_batch * s->seq;
+	r->tokens_per_s = tokens / r->step;
+	/* whole-job FLOPs: per-device stage FLOPs x micro-batches x replicas (dp*cp*tp ranks
+	 * share each stage's work: the per-device figures are already divided by tp and cp) */
+	double replicas = (double)s->dp * s->cp * s->tp;
+	r->model_flops = model_fl_total * mb * replicas;
+	r->hw_flops = hw_fl_total * mb * replicas;
+	double pk = x.peak16;
+	r->mfu = r->model_flops / (r->step * devices * pk);
+	r->hfu = r->hw_flops / (r->step * devices * pk);
+	r->params_total = model_total_params(m, true);
+	r->params_active = model_active_params(m);
+	r->fits = r->peak_bytes <= budget;
+	r->valid = 1;
+	return 0;
+}

@@ -1,0 +1,260 @@
+/* model.c - parameter counting and construction of layer sequences.
+ * Parameter formulas: Megatron-LM theoretical_memory_usage.py generalised to GQA, SwiGLU,
+ * MoE (routed + shared experts, router) and MLA (DeepSeek-V2/V3 low-rank Q and KV). */
+#include "core/model.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int fail(char *why, size_t n, const char *msg, const char *name, long v)
+{
+	if (why && n)
+		snprintf(why, n, msg, name, v);
+	return -1;
+}
+
+int model_append(model_t *m, int k, int n)
+{
+	if (n <= 0)
+		return 0;
+	if (m->nruns > 0 && m->run[m->nruns - 1].kind == k) {
+		m->run[m->nruns - 1].count += n;
+	} else {
+		if (m->nruns >= MODEL_MAX_RUNS)
+			return -1;
+		m->run[m->nruns].kind = (uint8_t)k;
+		m->run[m->nruns].count = n;
+		m->nruns++;
+	}
+	if (!m->kind[k].mtp)
+		m->layers += n;
+	else
+		m->mtp_layers += n;
+	return 0;
+}
+
+int model_from_config(model_t *m, const model_config *c, char *why, size_t whylen)
+{
+	memset(m, 0, sizeof *m);
+	snprintf(m->name, sizeof m->name, "%s", c->name[0] ? c->name : "model");
+	if (c->hidden <= 0)
+		return fail(why, whylen, "%s must be a positive integer (got %ld)", "hidden_size", c->hidden);
+	if (c->layers <= 0 || c->layers > MODEL_MAX_LAYERS)
+		return fail(why, whylen, "%s must be between 1 and 4096 (got %ld)", "num_hidden_layers", c->layers);
+	if (c->heads <= 0)
+		return fail(why, whylen, "%s must be a positive integer (got %ld)", "num_attention_heads", c->heads);
+	if (c->vocab <= 0)
+		return fail(why, whylen, "%s must be a positive integer (got %ld)", "vocab_size", c->vocab);
+	int kv = c->kv_heads > 0 ? c->kv_heads : c->heads;
+	if (kv > c->heads || c->heads % kv)
+		return fail(why, whylen, "%s must divide num_attention_heads (got %ld)", "num_key_value_heads", kv);
+	int hd = c->head_dim > 0 ? c->head_dim : c->hidden / c->heads;
+	if (hd <= 0)
+		return fail(why, whylen, "%s must be positive (got %ld)", "head_dim", hd);
+	if (c->mtp < 0 || c->mtp > 16)
+		return fail(why, whylen, "%s must be between 0 and 16 (got %ld)", "num_nextn_predict_layers", c->mtp);
+
+	m->hidden = c->hidden;
+	m->vocab = c->vocab;
+	m->gated = c->gated;
+	m->tied = c->tied;
+	m->biases = c->biases;
+	m->qkv_bias = c->qkv_bias;
+	m->hidden_dropout = c->hidden_dropout;
+	m->attention_dropout = c->attention_dropout;
+
+	layer_kind base = {0};
+	base.heads = c->heads;
+	base.kv_heads = kv;
+	base.head_dim = hd;
+	if (c->kv_lora > 0) {
+		base.attn = ATTN_MLA;
+		base.q_lora = c->q_lora;
+		base.kv_lora = c->kv_lora;
+		base.qk_nope = c->qk_nope;
+		base.qk_rope = c->qk_rope;
+		base.v_head = c->v_head > 0 ? c->v_head : hd;
+		if (base.qk_nope <= 0 || base.qk_rope < 0)
+			return fail(why, whylen, "%s must be positive for MLA (got %ld)", "qk_nope_head_dim", base.qk_nope);
+		base.kv_heads = c->heads;
+	}
+	layer_kind dense = base;
+	if (c->ffn <= 0)
+		return fail(why, whylen, "%s must be a positive integer (got %ld)", "intermediate_size", c->ffn);
+	dense.ffn = c->ffn;
+	m->kind[0] = dense;
+	m->nkinds = 1;
+
+	int moe_kind = -1;
+	if (c->experts > 0) {
+		if (c->topk <= 0 || c->topk > c->experts)
+			return fail(why, whylen, "%s must be between 1 and the number of experts (got %ld)",
+					"num_experts_per_tok", c->topk);
+		layer_kind moe = base;
+		moe.experts = c->experts;
+		moe.topk = c->topk;
+		moe.expert_ffn = c->moe_ffn > 0 ? c->moe_ffn : c->ffn;
+		moe.shared = c->shared > 0 ? c->shared : 0;
+		m->kind[1] = moe;
+		m->nkinds = 2;
+		moe_kind = 1;
+	}
+	int freq = c->moe_freq > 0 ? c->moe_freq : 1;
+	int first_dense = c->first_k_dense > 0 ? c->first_k_dense : 0;
+	if (first_dense > c->layers)
+		first_dense = c->layers;
+	for (int l = 0; l < c->layers; l++) {
+		int k = 0;
+		/* HF/DeepSeek rule: layer l is MoE when l >= first_k_dense_replace and
+		 * l % moe_layer_freq == 0. */
+		if (moe_kind >= 0 && l >= first_dense && l % freq == 0)
+			k = moe_kind;
+		if (model_append(m, k, 1))
+			return fail(why, whylen, "%s: too many alternating layer runs (%ld)", "model", MODEL_MAX_RUNS);
+	}
+	if (c->mtp > 0) {
+		layer_kind t = moe_kind >= 0 ? m->kind[moe_kind] : m->kind[0];
+		t.mtp = true;
+		m->kind[m->nkinds] = t;
+		if (model_append(m, m->nkinds, c->mtp))
+			return -1;
+		m->nkinds++;
+	}
+	return model_check(m, why, whylen);
+}
+
+int model_check(const model_t *m, char *why, size_t whylen)
+{
+	if (m->hidden <= 0 || m->vocab <= 0)
+		return fail(why, whylen, "%s: hidden_size and vocab_size must be positive%.0ld", "model", 0);
+	if (m->layers <= 0 || m->layers > MODEL_MAX_LAYERS)
+		return fail(why, whylen, "%s: the number of layers must be between 1 and 4096 (got %ld)", "model", m->layers);
+	if (m->hidden > 1 << 20 || m->vocab > 1 << 24)
+		return fail(why, whylen, "%s: hidden_size or vocab_size is implausibly large%.0ld", "model", 0);
+	if (!(m->hidden_dropout >= 0 && m->hidden_dropout < 1 && m->attention_dropout >= 0 &&
+			m->attention_dropout < 1))
+		return fail(why, whylen, "%s: dropout must be in [0, 1)%.0ld", "model", 0);
+	for (int k = 0; k < m->nkinds; k++) {
+		const layer_kind *t = &m->kind[k];
+		if (t->heads <= 0 || t->head_dim <= 0 || t->kv_heads <= 0 || t->heads % t->kv_heads)
+			return fail(why, whylen, "%s: heads, kv heads and head_dim must be positive, kv heads dividing heads (kind %ld)", "model", k);
+		if (t->heads > 1 << 16 || t->head_dim > 1 << 16)
+			return fail(why, whylen, "%s: heads or head_dim implausibly large (kind %ld)", "model", k);
+		if (t->ffn < 0 || t->ffn > 1 << 24 || t->expert_ffn < 0 || t->expert_ffn > 1 << 24)
+			return fail(why, whylen, "%s: FFN size out of range (kind %ld)", "model", k);
+		if (t->ffn == 0 && t->experts == 0)
+			return fail(why, whylen, "%s: a layer needs an MLP or experts (kind %ld)", "model", k);
+		if (t->experts < 0 || t->experts > 1 << 16 || (t->experts > 0 &&
+				(t->topk <= 0 || t->topk > t->experts || t->expert_ffn <= 0)))
+			return fail(why, whylen, "%s: experts, top-k and expert FFN size inconsistent (kind %ld)", "model", k);
+		if (t->shared < 0 || t->shared > 64)
+			return fail(why, whylen, "%s: shared experts out of range (kind %ld)", "model", k);
+	}
+	return 0;
+}
+
+int model_layer_kind(const model_t *m, int l)
+{
+	for (int r = 0; r < m->nruns; r++) {
+		if (l < m->run[r].count)
+			return m->run[r].kind;
+		l -= m->run[r].count;
+	}
+	return -1;
+}
+
+void model_count_kinds(const model_t *m, int lo, int hi, int *cnt)
+{
+	for (int k = 0; k < MODEL_MAX_KINDS; k++)
+		cnt[k] = 0;
+	int start = 0;
+	for (int r = 0; r < m->nruns && start < hi; r++) {
+		int end = start + m->run[r].count;
+		int a = lo > start ? lo : start, b = hi < end ? hi : end;
+		if (b > a)
+			cnt[m->run[r].kind] += b - a;
+		start = end;
+	}
+}
+
+layer_params model_layer_params(const model_t *m, int k)
+{
+	const layer_kind *t = &m->kind[k];
+	double h = m->hidden;
+	layer_params p = {0};
+	if (t->attn == ATTN_MLA) {
+		double qk = t->qk_nope + t->qk_rope;
+		double q = t->q_lora > 0 ? h * t->q_lora + t->q_lora + (double)t->q_lora * t->heads * qk
+					 : h * t->heads * qk;
+		double kv = h * (t->kv_lora + t->qk_rope) + t->kv_lora +
+			(double)t->kv_lora * t->heads * (t->qk_nope + t->v_head);
+		p.attn = q + kv + (double)t->heads * t->v_head * h;
+	} else {
+		double qd = (double)t->heads * t->head_dim, kvd = (double)t->kv_heads * t->head_dim;
+		p.attn = h * (qd + 2 * kvd) + qd * h;
+		if (m->biases)
+			p.attn += qd + 2 * kvd + h;
+		else if (m->qkv_bias)
+			p.attn += qd + 2 * kvd;
+	}
+	double mats = m->gated ? 3 : 2;
+	if (t->ffn > 0 && t->experts == 0) {
+		p.mlp_dense = mats * h * t->ffn;
+		if (m->biases)
+			p.mlp_dense += t->ffn + h;
+	}
+	if (t->experts > 0) {
+		p.experts_routed = (double)t->experts * mats * h * t->expert_ffn;
+		p.experts_shared = (double)t->shared * mats * h * t->expert_ffn;
+		p.router = h * t->experts;
+	}
+	/* two norms per layer: LayerNorm has scale and bias, RMSNorm only a scale */
+	p.norms = (m->gated ? 1 : 2) * 2 * h;
+	if (t->mtp)
+		p.extra = 2 * h * h + 2 * h; /* eh_proj and the two input norms of an MTP module */
+	return p;
+}
+
+double model_params_sum(const layer_params *p)
+{
+	return p->attn + p->mlp_dense + p->experts_routed + p->experts_shared + p->router +
+		p->norms + p->extra;
+}
+
+double model_layer_active(const model_t *m, int k)
+{
+	layer_params p = model_layer_params(m, k);
+	const layer_kind *t = &m->kind[k];
+	double routed = t->experts > 0 ? p.experts_routed * t->topk / t->experts : 0;
+	return p.attn + p.mlp_dense + routed + p.experts_shared + p.router + p.norms + p.extra;
+}
+
+static double embed_params(const model_t *m)
+{
+	double e = (double)m->hidden * m->vocab;
+	return (m->tied ? e : 2 * e) + (m->gated ? 1 : 2) * (double)m->hidden; /* + final norm */
+}
+
+double model_total_params(const model_t *m, bool with_mtp)
+{
+	double sum = embed_params(m);
+	for (int r = 0; r < m->nruns; r++) {
+		int k = m->run[r].kind;
+		if (m->kind[k].mtp && !with_mtp)
+			continue;
+		layer_params p = model_layer_params(m, k);
+		sum += m->run[r].count * model_params_sum(&p);
+	}
+	return sum;
+}
+
+double model_active_params(const model_t *m)
+{
+	double sum = embed_params(m);
+	for (int r = 0; r < m->nruns; r++) {
+		int k = m->run[r].kind;
+		if (!m->kind[k].mtp)
+			sum += m->run[r].count * model_layer_active(m, k);
+	}
+	return sum;
+}

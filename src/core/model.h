@@ -1,0 +1,84 @@
+/* model.h - transformer model description (layer kinds and their order) and parameter counts.
+ * Pure data + arithmetic: no I/O. Field names follow Hugging Face config.json. */
+#ifndef STRATA_CORE_MODEL_H
+#define STRATA_CORE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MODEL_MAX_KINDS 8     /* distinct layer shapes (dense, MoE, MTP, ...) */
+#define MODEL_MAX_RUNS 512    /* runs of consecutive same-kind layers */
+#define MODEL_MAX_LAYERS 4096 /* sanity bound: larger models are rejected, not overflowed */
+
+typedef enum { ATTN_GQA = 0, ATTN_MLA = 1 } attn_kind;
+
+/* One layer shape. GQA covers MHA (kv_heads == heads) and MQA (kv_heads == 1). */
+typedef struct {
+	int attn;                     /* attn_kind */
+	int heads, kv_heads, head_dim;
+	int q_lora, kv_lora, qk_nope, qk_rope, v_head; /* MLA (DeepSeek-V2/V3) */
+	int ffn;                      /* dense MLP width; 0 for a pure MoE layer */
+	int experts, topk, expert_ffn, shared; /* routed experts when experts > 0 */
+	bool mtp;                     /* multi-token-prediction module (extra projection) */
+} layer_kind;
+
+typedef struct {
+	uint8_t kind;
+	int count;
+} layer_run;
+
+typedef struct {
+	char name[64];
+	int hidden, vocab;
+	bool gated;      /* SwiGLU-style MLP: three matrices */
+	bool tied;       /* input embedding shared with the LM head */
+	bool biases;     /* linear layers carry biases (GPT-2/3 style) */
+	bool qkv_bias;   /* only the QKV projection has a bias (Qwen2) */
+	double hidden_dropout, attention_dropout;
+	int nkinds;
+	layer_kind kind[MODEL_MAX_KINDS];
+	int nruns;
+	layer_run run[MODEL_MAX_RUNS];
+	int layers;      /* transformer layers of the main model (MTP modules excluded) */
+	int mtp_layers;  /* MTP modules, placed after the main layers on the last stage */
+} model_t;
+
+/* Parameter counts in parameters (not bytes). */
+typedef struct {
+	double attn, mlp_dense, experts_routed, experts_shared, router, norms, extra;
+} layer_params;
+
+/* Fill a plain dense/MoE/MLA model from config-style scalars; returns 0 or -1 with a reason. */
+typedef struct {
+	char name[64];
+	int hidden, ffn, layers, heads, kv_heads, head_dim, vocab;
+	bool gated, tied, biases, qkv_bias;
+	double hidden_dropout, attention_dropout;
+	int experts, topk, moe_ffn, shared, first_k_dense, moe_freq;
+	int q_lora, kv_lora, qk_nope, qk_rope, v_head;
+	int mtp;
+} model_config;
+
+/* Build a model from a config; writes a readable reason on failure. */
+int model_from_config(model_t *m, const model_config *c, char *why, size_t whylen);
+/* Check a model built layer by layer (bounds, non-zero sizes); 0 or -1 with a reason. */
+int model_check(const model_t *m, char *why, size_t whylen);
+/* Parameters of one layer of kind k, by component. */
+layer_params model_layer_params(const model_t *m, int k);
+/* Total of a layer_params. */
+double model_params_sum(const layer_params *p);
+/* Parameters activated per token by one layer of kind k (top-k experts only). */
+double model_layer_active(const model_t *m, int k);
+/* Whole-model parameters; mtp selects whether MTP modules are included. */
+double model_total_params(const model_t *m, bool with_mtp);
+/* Parameters activated per token (embedding counted once, MTP excluded). */
+double model_active_params(const model_t *m);
+/* Kind index of layer l (0-based), or -1 when out of range. */
+int model_layer_kind(const model_t *m, int l);
+/* Count layers of each kind in [lo, hi) into cnt[MODEL_MAX_KINDS]. */
+void model_count_kinds(const model_t *m, int lo, int hi, int *cnt);
+/* Append n layers of kind k (merging with the previous run); -1 when full. */
+int model_append(model_t *m, int k, int n);
+
+#endif

@@ -1,0 +1,225 @@
+/* strategy.c - strategy defaults, validity rules with readable reasons, enum names. */
+#include "core/strategy.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *rc_names[] = {"none", "selective", "full"};
+static const char *sched_names[] = {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "zb-v", "dualpipe"};
+static const char *prec_names[] = {"bf16", "fp16", "fp8"};
+static const char *cp_names[] = {"ring", "ulysses"};
+
+static int find(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -1;
+}
+
+const char *strat_recompute_name(int v) { return v >= 0 && v < RC_COUNT ? rc_names[v] : "?"; }
+const char *strat_schedule_name(int v) { return v >= 0 && v < SCHED_COUNT ? sched_names[v] : "?"; }
+const char *strat_precision_name(int v) { return v >= 0 && v < PREC_COUNT ? prec_names[v] : "?"; }
+const char *strat_cp_kind_name(int v) { return v >= 0 && v < 2 ? cp_names[v] : "?"; }
+int strat_parse_recompute(const char *s) { return find(rc_names, RC_COUNT, s); }
+int strat_parse_precision(const char *s) { return find(prec_names, PREC_COUNT, s); }
+int strat_parse_cp_kind(const char *s) { return find(cp_names, 2, s); }
+
+int strat_parse_schedule(const char *s)
+{
+	int v = find(sched_names, SCHED_COUNT, s);
+	if (v < 0 && (!strcmp(s, "interleaved-1f1b") || !strcmp(s, "1f1b-interleaved")))
+		v = SCHED_INTERLEAVED;
+	if (v < 0 && !strcmp(s, "zbv"))
+		v = SCHED_ZBV;
+	return v;
+}
+
+strategy_t strat_default(void)
+{
+	strategy_t s;
+	memset(&s, 0, sizeof s);
+	s.dp = 0; /* derived from the device count */
+	s.tp = s.pp = s.vpp = s.cp = s.ep = s.etp = 1;
+	s.zero = 1;
+	s.micro_batch = 1;
+	s.global_batch = 0; /* derived: one micro-batch per replica */
+	s.seq = 4096;
+	s.sp = true;
+	s.flash = true;
+	s.vocab_parallel = true;
+	s.recompute = RC_NONE;
+	s.schedule = SCHED_1F1B;
+	s.precision = PREC_BF16;
+	s.cp_kind = CP_RING;
+	return s;
+}
+
+static int why_f(char *why, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int strat_resolve(strategy_t *s, int devices, char *why, size_t n)
+{
+	if (devices <= 0)
+		return why_f(why, n, "devices must be a positive integer (got %d)", devices);
+	if (s->tp <= 0 || s->pp <= 0 || s->cp <= 0)
+		return why_f(why, n, "tp, pp and cp must be positive integers");
+	long long mp = (long long)s->tp * s->pp * s->cp;
+	if (s->dp == 0) {
+		if (devices % mp)
+			return why_f(why, n, "tp*pp*cp = %lld does not divide %d devices", mp, devices);
+		s->dp = (int)(devices / mp);
+	}
+	if (s->global_batch == 0 && s->dp > 0)
+		s->global_batch = s->dp * s->micro_batch * (s->pp > 1 ? 2 * s->pp : 1);
+	return 0;
+}
+
+int strat_microbatches(const strategy_t *s)
+{
+	long long per = (long long)s->dp * s->micro_batch;
+	return per > 0 ? (int)(s->global_batch / per) : 0;
+}
+
+int strat_layer_recompute(const strategy_t *s, int l)
+{
+	int mode = s->recompute;
+	for (int i = 0; i < s->nranges; i++)
+		if (l >= s->range[i].lo && l < s->range[i].hi)
+			mode = s->range[i].mode;
+	return mode;
+}
+
+void strat_chunk_span(const strategy_t *s, int layers, int v, int stage, int *lo, int *n)
+{
+	int nch = s->pp * s->vpp;
+	int c = v * s->pp + stage;
+	if (s->nchunks == nch) {
+		int a = 0;
+		for (int i = 0; i < c; i++)
+			a += s->chunk_layers[i];
+		*lo = a;
+		*n = s->chunk_layers[c];
+		return;
+	}
+	/* Even split; a remainder goes to the middle chunks so that the first and the last
+	 * chunk (which also hold embedding and LM head) get the smaller share, as Megatron's
+	 * padded uneven split does. */
+	int base = layers / nch, rem = layers % nch;
+	int first_extra = rem <= nch - 2 ? 1 : 0;
+	int a = 0;
+	for (int i = 0; i <= c; i++) {
+		int cnt = base + (i >= first_extra && i < first_extra + rem ? 1 : 0);
+		if (i == c) {
+			*lo = a;
+			*n = cnt;
+			return;
+		}
+		a += cnt;
+	}
+}
+
+int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, int devices,
+		char *why, size_t n)
+{
+	struct { const char *name; int v; } deg[] = {
+		{"dp", s->dp}, {"tp", s->tp}, {"pp", s->pp}, {"vpp", s->vpp}, {"cp", s->cp},
+		{"ep", s->ep}, {"etp", s->etp}, {"micro_batch", s->micro_batch},
+		{"global_batch", s->global_batch}, {"seq_length", s->seq},
+	};
+	for (size_t i = 0; i < sizeof deg / sizeof deg[0]; i++)
+		if (deg[i].v <= 0)
+			return why_f(why, n, "%s must be a positive integer (got %d)", deg[i].name, deg[i].v);
+	if (devices <= 0)
+		return why_f(why, n, "devices must be a positive integer (got %d)", devices);
+	if (s->zero < 0 || s->zero > 3)
+		return why_f(why, n, "zero must be 0, 1, 2 or 3 (got %d)", s->zero);
+	long long prod = (long long)s->dp * s->tp * s->pp * s->cp;
+	if (prod != devices)
+		return why_f(why, n, "dp*tp*pp*cp = %d*%d*%d*%d = %lld does not equal %d devices",
+				s->dp, s->tp, s->pp, s->cp, prod, devices);
+	const layer_kind *k0 = &m->kind[0];
+	if (k0->heads % s->tp)
+		return why_f(why, n, "tp=%d does not divide %d attention heads", s->tp, k0->heads);
+	if (k0->attn == ATTN_GQA && k0->kv_heads % s->tp && s->tp % k0->kv_heads)
+		return why_f(why, n, "tp=%d and %d key/value heads: one must divide the other",
+				s->tp, k0->kv_heads);
+	if (s->seq % s->cp)
+		return why_f(why, n, "cp=%d does not divide sequence length %d", s->cp, s->seq);
+	if (s->cp > 1 && s->cp_kind == CP_RING && s->seq % (2 * s->cp))
+		return why_f(why, n, "ring context parallelism needs the sequence length %d divisible by 2*cp=%d (load-balanced chunks)",
+				s->seq, 2 * s->cp);
+	if (s->cp > 1 && s->cp_kind == CP_ULYSSES && (k0->heads / s->tp) % s->cp)
+		return why_f(why, n, "ulysses cp=%d does not divide the %d heads left per TP rank",
+				s->cp, k0->heads / s->tp);
+	if (s->sp && s->tp > 1 && (s->seq / s->cp) % s->tp)
+		return why_f(why, n, "sequence parallelism needs seq/cp = %d divisible by tp=%d",
+				s->seq / s->cp, s->tp);
+	long long per = (long long)s->dp * s->micro_batch;
+	if (s->global_batch % per)
+		return why_f(why, n, "global_batch=%d is not divisible by dp*micro_batch = %d*%d = %lld",
+				s->global_batch, s->dp, s->micro_batch, per);
+	int mb = strat_microbatches(s);
+	int moe_experts = 0;
+	for (int k = 0; k < m->nkinds; k++)
+		if (m->kind[k].experts > moe_experts)
+			moe_experts = m->kind[k].experts;
+	if (moe_experts == 0 && (s->ep > 1 || s->etp > 1))
+		return why_f(why, n, "ep=%d, etp=%d: the model has no experts (use ep=1, etp=1)", s->ep, s->etp);
+	if (moe_experts > 0) {
+		if (moe_experts % s->ep)
+			return why_f(why, n, "ep=%d does not divide %d experts", s->ep, moe_experts);
+		long long edp = (long long)s->dp * s->cp * s->tp;
+		if (edp % ((long long)s->ep * s->etp))
+			return why_f(why, n, "ep*etp = %d*%d must divide dp*cp*tp = %lld (expert parallelism is carved out of the data, context and tensor ranks)",
+					s->ep, s->etp, edp);
+	}
+	if (s->pp == 1 && s->vpp > 1)
+		return why_f(why, n, "vpp=%d needs pp > 1", s->vpp);
+	if (s->vpp > 1 && s->schedule != SCHED_INTERLEAVED)
+		return why_f(why, n, "vpp=%d needs the interleaved schedule (got %s)", s->vpp,
+				strat_schedule_name(s->schedule));
+	if (s->schedule == SCHED_INTERLEAVED && s->pp > 1 && s->vpp > 1 && mb % s->pp)
+		return why_f(why, n, "the interleaved schedule needs the %d micro-batches divisible by pp=%d",
+				mb, s->pp);
+	if (s->schedule == SCHED_DUALPIPE && (s->pp % 2 || mb % 2))
+		return why_f(why, n, "dualpipe needs an even pp (got %d) and an even number of micro-batches (got %d)",
+				s->pp, mb);
+	if ((long long)s->pp * s->vpp > STRAT_MAX_CHUNKS)
+		return why_f(why, n, "pp*vpp = %lld exceeds %d pipeline chunks", (long long)s->pp * s->vpp,
+				STRAT_MAX_CHUNKS);
+	int chunks = s->pp * s->vpp * (s->schedule == SCHED_ZBV ? 2 : 1);
+	if (m->layers < chunks)
+		return why_f(why, n, "%d layers cannot fill %d pipeline chunks (pp=%d, vpp=%d%s)", m->layers,
+				chunks, s->pp, s->vpp,
+				chunks > s->pp * s->vpp ? ", two chunks per stage for this schedule" : "");
+	if (s->nchunks) {
+		if (s->nchunks != s->pp * s->vpp)
+			return why_f(why, n, "stage layer list has %d entries, pp*vpp = %d", s->nchunks, s->pp * s->vpp);
+		int sum = 0;
+		for (int i = 0; i < s->nchunks; i++) {
+			if (s->chunk_layers[i] < 0)
+				return why_f(why, n, "stage layer counts must not be negative");
+			sum += s->chunk_layers[i];
+		}
+		if (sum != m->layers)
+			return why_f(why, n, "stage layer counts sum to %d, the model has %d layers", sum, m->layers);
+	}
+	if (s->precision >= PREC_COUNT || c->peak_tflops[s->precision] <= 0)
+		return why_f(why, n, "%s is not supported by %s (no %s peak in the cluster file)",
+				strat_precision_name(s->precision), c->device, strat_precision_name(s->precision));
+	if (s->recompute >= RC_COUNT || s->schedule >= SCHED_COUNT || s->cp_kind > CP_ULYSSES)
+		return why_f(why, n, "unknown recompute, schedule or cp kind value");
+	for (int i = 0; i < s->nranges; i++)
+		if (s->range[i].lo < 0 || s->range[i].hi > m->layers || s->range[i].lo >= s->range[i].hi)
+			return why_f(why, n, "recompute range [%d:%d] is outside the %d layers", s->range[i].lo,
+					s->range[i].hi, m->layers);
+	return 0;
+}

@@ -1,0 +1,61 @@
+/* strategy.h - a parallelisation strategy and its validity rules. */
+#ifndef STRATA_CORE_STRATEGY_H
+#define STRATA_CORE_STRATEGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "core/model.h"
+#include "core/cluster.h"
+
+#define STRAT_MAX_RANGES 16
+#define STRAT_MAX_CHUNKS 256   /* pp * vpp */
+
+typedef enum { RC_NONE = 0, RC_SELECTIVE = 1, RC_FULL = 2, RC_COUNT = 3 } recompute_t;
+typedef enum {
+	SCHED_GPIPE = 0, SCHED_1F1B, SCHED_INTERLEAVED, SCHED_ZBH1, SCHED_ZBH2, SCHED_ZBV,
+	SCHED_DUALPIPE, SCHED_COUNT
+} schedule_t;
+typedef enum { CP_RING = 0, CP_ULYSSES = 1 } cp_kind_t;
+
+typedef struct {
+	int lo, hi;          /* layer range [lo, hi) */
+	uint8_t mode;        /* recompute_t */
+} rc_range;
+
+typedef struct {
+	int dp, tp, pp, vpp, cp, ep, etp, zero;
+	int micro_batch, global_batch, seq;
+	bool sp, flash, tp_overlap, vocab_parallel;
+	uint8_t recompute, schedule, precision, cp_kind;
+	int nranges;
+	rc_range range[STRAT_MAX_RANGES]; /* per-layer recompute overrides, later ranges win */
+	int nchunks;                      /* 0 = even split; else pp*vpp explicit counts */
+	int16_t chunk_layers[STRAT_MAX_CHUNKS]; /* layers per (chunk, stage), chunk-major */
+} strategy_t;
+
+/* A strategy with Megatron-like defaults (everything 1, bf16, 1f1b, flash on). */
+strategy_t strat_default(void);
+/* Fill dp from devices when it is 0; returns 0 or -1 with a reason. */
+int strat_resolve(strategy_t *s, int devices, char *why, size_t whylen);
+/* Check every rule (divisibility, limits); 0 when valid, -1 with a sentence in why. */
+int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, int devices,
+		char *why, size_t whylen);
+/* Recompute mode of layer l under the default and the range overrides. */
+int strat_layer_recompute(const strategy_t *s, int l);
+/* Number of micro-batches per step per DP replica. */
+int strat_microbatches(const strategy_t *s);
+/* First layer and layer count of chunk (v, stage); chunk index = v*pp + stage. */
+void strat_chunk_span(const strategy_t *s, int layers, int v, int stage, int *lo, int *n);
+/* Names of enum values (stable, used in files and JSON). */
+const char *strat_recompute_name(int v);
+const char *strat_schedule_name(int v);
+const char *strat_precision_name(int v);
+const char *strat_cp_kind_name(int v);
+/* Parse enum names; return the value or -1. */
+int strat_parse_recompute(const char *s);
+int strat_parse_schedule(const char *s);
+int strat_parse_precision(const char *s);
+int strat_parse_cp_kind(const char *s);
+
+#endif

@@ -1,0 +1,297 @@
+/* json: streaming JSON writer. */
+#include "json.h"
+
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Largest magnitude printed as an integer: every integer below 2^53 is an
+ * exact double, and %.0f of it is short and exact. */
+#define JSON_INT_LIMIT 9007199254740992.0
+
+static void
+json_indent(json_w *w)
+{
+	int i;
+
+	putc('\n', w->f);
+	for (i = 0; i < w->depth; i++)
+		fputs("  ", w->f);
+}
+
+/* Write the bytes of S as a JSON string body. Runs of bytes that need no
+ * escaping are written in one fwrite. */
+static void
+json_escape(FILE *f, const char *str)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str, *run = s;
+
+	putc('"', f);
+	while (*s != '\0') {
+		unsigned char c = *s;
+		const char *esc = NULL;
+		char ubuf[7];
+		size_t need, k;
+		unsigned lo = 0x80, hi = 0xBF;
+		unsigned long cp;
+
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			s++;
+			continue;
+		}
+		fwrite(run, 1, (size_t)(s - run), f);
+		if (c < 0x80) {
+			switch (c) {
+			case '"': esc = "\\\""; break;
+			case '\\': esc = "\\\\"; break;
+			case '\b': esc = "\\b"; break;
+			case '\f': esc = "\\f"; break;
+			case '\n': esc = "\\n"; break;
+			case '\r': esc = "\\r"; break;
+			case '\t': esc = "\\t"; break;
+			default:
+				memcpy(ubuf, "\\u00", 4);
+				ubuf[4] = hex[c >> 4];
+				ubuf[5] = hex[c & 15];
+				ubuf[6] = '\0';
+				esc = ubuf;
+				break;
+			}
+			fputs(esc, f);
+			run = ++s;
+			continue;
+		}
+		/* Multi-byte sequence: the second-byte ranges exclude overlong
+		 * forms, UTF-16 surrogates and code points above U+10FFFF
+		 * (Unicode table 3-7). A bad sequence is replaced by one U+FFFD
+		 * per maximal valid prefix, as Unicode recommends. */
+		if (c >= 0xC2 && c <= 0xDF) {
+			need = 1;
+		} else if (c >= 0xE0 && c <= 0xEF) {
+			need = 2;
+			if (c == 0xE0)
+				lo = 0xA0;
+			else if (c == 0xED)
+				hi = 0x9F;
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			need = 3;
+			if (c == 0xF0)
+				lo = 0x90;
+			else if (c == 0xF4)
+				hi = 0x8F;
+		} else {
+			fputs("\xEF\xBF\xBD", f);
+			run = ++s;
+			continue;
+		}
+		cp = c & (need == 1 ? 0x1F : need == 2 ? 0x0F : 0x07);
+		for (k = 1; k <= need; k++) {
+			unsigned b = s[k];
+
+			if (b < lo || b > hi)
+				break;
+			cp = (cp << 6) | (b & 0x3F);
+			lo = 0x80;
+			hi = 0xBF;
+		}
+		if (k <= need) {
+			fputs("\xEF\xBF\xBD", f);
+			s += k;
+		} else if (cp == 0x2028 || cp == 0x2029) {
+			/* Valid JSON, but not valid inside JavaScript strings. */
+			fputs(cp == 0x2028 ? "\\u2028" : "\\u2029", f);
+			s += k;
+		} else {
+			fwrite(s, 1, k, f);
+			s += k;
+		}
+		run = s;
+	}
+	fwrite(run, 1, (size_t)(s - run), f);
+	putc('"', f);
+}
+
+/* Everything a value needs before it: separator, indentation and key.
+ * Returns 0 when the value must be dropped (inside an over-deep container). */
+static int
+json_prefix(json_w *w, const char *key)
+{
+	int in_obj;
+
+	if (w->overflow > 0)
+		return 0;
+	if (w->depth == 0) {
+		if (key != NULL)
+			w->misuse = 1;
+		if (w->top_count++ > 0)
+			putc('\n', w->f); /* several top-level values: one per line */
+		return 1;
+	}
+	if (!w->first[w->depth - 1])
+		putc(',', w->f);
+	w->first[w->depth - 1] = 0;
+	if (w->pretty)
+		json_indent(w);
+	in_obj = w->is_obj[w->depth - 1];
+	if (in_obj) {
+		if (key == NULL) {
+			w->misuse = 1;
+			key = ""; /* keep the output parseable */
+		}
+		json_escape(w->f, key);
+		fputs(w->pretty ? ": " : ":", w->f);
+	} else if (key != NULL) {
+		w->misuse = 1;
+	}
+	return 1;
+}
+
+static void
+json_open(json_w *w, const char *key, int obj)
+{
+	if (!json_prefix(w, key)) {
+		w->overflow++;
+		return;
+	}
+	putc(obj ? '{' : '[', w->f);
+	if (w->depth == JSON_MAX_DEPTH) {
+		/* No room to track it: close it at once and swallow its
+		 * contents up to the caller's matching end. */
+		putc(obj ? '}' : ']', w->f);
+		w->misuse = 1;
+		w->overflow = 1;
+		return;
+	}
+	w->first[w->depth] = 1;
+	w->is_obj[w->depth] = (unsigned char)obj;
+	w->depth++;
+}
+
+static void
+json_close(json_w *w, int obj)
+{
+	if (w->overflow > 0) {
+		w->overflow--;
+		return;
+	}
+	if (w->depth == 0 || w->is_obj[w->depth - 1] != obj) {
+		w->misuse = 1;
+		return;
+	}
+	w->depth--;
+	if (w->pretty && !w->first[w->depth])
+		json_indent(w);
+	putc(obj ? '}' : ']', w->f);
+}
+
+void
+json_init(json_w *w, FILE *f, int pretty)
+{
+	memset(w, 0, sizeof *w);
+	w->f = f;
+	w->pretty = pretty != 0;
+}
+
+void
+json_obj_begin(json_w *w, const char *key)
+{
+	json_open(w, key, 1);
+}
+
+void
+json_obj_end(json_w *w)
+{
+	json_close(w, 1);
+}
+
+void
+json_arr_begin(json_w *w, const char *key)
+{
+	json_open(w, key, 0);
+}
+
+void
+json_arr_end(json_w *w)
+{
+	json_close(w, 0);
+}
+
+void
+json_num(json_w *w, const char *key, double v)
+{
+	char buf[64], *p;
+	const char *dp;
+	size_t dl;
+
+	if (!json_prefix(w, key))
+		return;
+	if (!isfinite(v)) {
+		fputs("null", w->f);
+		return;
+	}
+	if (v == floor(v) && fabs(v) < JSON_INT_LIMIT) {
+		fprintf(w->f, "%.0f", v == 0 ? 0.0 : v); /* no "-0" */
+		return;
+	}
+	snprintf(buf, sizeof buf, "%.10g", v);
+	/* printf uses LC_NUMERIC's radix (a curses program may have set it
+	 * from the environment); JSON needs '.'. */
+	dp = localeconv()->decimal_point;
+	if (dp != NULL && strcmp(dp, ".") != 0 && (p = strstr(buf, dp)) != NULL) {
+		dl = strlen(dp);
+		*p = '.';
+		memmove(p + 1, p + dl, strlen(p + dl) + 1);
+	}
+	fputs(buf, w->f);
+}
+
+void
+json_int(json_w *w, const char *key, long long v)
+{
+	if (!json_prefix(w, key))
+		return;
+	fprintf(w->f, "%lld", v);
+}
+
+void
+json_str(json_w *w, const char *key, const char *s)
+{
+	if (!json_prefix(w, key))
+		return;
+	if (s == NULL)
+		fputs("null", w->f);
+	else
+		json_escape(w->f, s);
+}
+
+void
+json_bool(json_w *w, const char *key, int v)
+{
+	if (!json_prefix(w, key))
+		return;
+	fputs(v ? "true" : "false", w->f);
+}
+
+void
+json_null(json_w *w, const char *key)
+{
+	if (!json_prefix(w, key))
+		return;
+	fputs("null", w->f);
+}
+
+void
+json_end(json_w *w)
+{
+	if (w->depth != 0 || w->overflow != 0)
+		w->misuse = 1;
+	putc('\n', w->f);
+}
+
+int
+json_failed(const json_w *w)
+{
+	return w->misuse || ferror(w->f);
+}

@@ -1,0 +1,124 @@
+/* paths.c - data directory search. */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700
+#endif
+#include "io/paths.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef STRATA_DATADIR
+#define STRATA_DATADIR "/usr/local/share/strata"
+#endif
+
+static void add(paths_t *p, const char *dir)
+{
+	struct stat st;
+	if (!dir || !dir[0] || p->n >= PATHS_MAX || stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return;
+	for (int i = 0; i < p->n; i++)
+		if (!strcmp(p->dir[i], dir))
+			return;
+	snprintf(p->dir[p->n++], sizeof p->dir[0], "%s", dir);
+}
+
+void paths_init(paths_t *p, const char *argv0)
+{
+	char buf[2048];
+	p->n = 0;
+	add(p, getenv("STRATA_DATA"));
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	if (xdg && xdg[0]) {
+		snprintf(buf, sizeof buf, "%s/strata", xdg);
+		add(p, buf);
+	} else if (home && home[0]) {
+		snprintf(buf, sizeof buf, "%s/.config/strata", home);
+		add(p, buf);
+	}
+	/* the directory of the executable: build/strata in a source tree, bin/strata when
+	 * installed under PREFIX */
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+	} else if (argv0 && realpath(argv0, buf)) {
+		snprintf(exe, sizeof exe, "%s", buf);
+	} else {
+		exe[0] = 0;
+	}
+	char *slash = strrchr(exe, '/');
+	if (slash) {
+		*slash = 0;
+		snprintf(buf, sizeof buf, "%s/..", exe);
+		char real[PATH_MAX];
+		if (realpath(buf, real)) {
+			char probe[PATH_MAX + 32];
+			snprintf(probe, sizeof probe, "%s/presets", real);
+			struct stat st;
+			if (!stat(probe, &st))
+				add(p, real);
+			snprintf(probe, sizeof probe, "%s/share/strata", real);
+			add(p, probe);
+		}
+	}
+	add(p, STRATA_DATADIR);
+}
+
+int paths_find(const paths_t *p, const char *sub, char *out, size_t outlen)
+{
+	for (int i = 0; i < p->n; i++) {
+		snprintf(out, outlen, "%s/%s", p->dir[i], sub);
+		if (!access(out, R_OK))
+			return 0;
+	}
+	return -1;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void paths_each(const paths_t *p, const char *sub, void (*fn)(const char *, const char *, void *), void *arg)
+{
+	char seen[512][64];
+	int nseen = 0;
+	for (int i = 0; i < p->n; i++) {
+		char dir[1200];
+		snprintf(dir, sizeof dir, "%s/%s", p->dir[i], sub);
+		DIR *d = opendir(dir);
+		if (!d)
+			continue;
+		char *names[512];
+		int nn = 0;
+		struct dirent *e;
+		while ((e = readdir(d)) && nn < 512) {
+			size_t l = strlen(e->d_name);
+			if (l > 5 && l < 64 && !strcmp(e->d_name + l - 5, ".yaml"))
+				names[nn++] = strdup(e->d_name);
+		}
+		closedir(d);
+		qsort(names, nn, sizeof names[0], cmp);
+		for (int k = 0; k < nn; k++) {
+			if (!names[k])
+				continue;
+			names[k][strlen(names[k]) - 5] = 0;
+			int dup = 0;
+			for (int j = 0; j < nseen; j++)
+				if (!strcmp(seen[j], names[k]))
+					dup = 1;
+			if (!dup && nseen < 512) {
+				snprintf(seen[nseen++], sizeof seen[0], "%s", names[k]);
+				char full[1400];
+				snprintf(full, sizeof full, "%s/%s.yaml", dir, names[k]);
+				fn(names[k], full, arg);
+			}
+			free(names[k]);
+		}
+	}
+}

@@ -1,0 +1,697 @@
+/* plan.c - mapping YAML/JSON documents onto model, cluster and strategy structs, with
+ * file:line:col messages. Model keys are Hugging Face config.json names, so a config.json
+ * loads as it is; unknown model keys are ignored (HF files carry many). */
+#include "io/plan.h"
+#include "io/ydoc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_DEGREE (1 << 20)
+
+const char plan_default_text[] =
+	"# strata default plan: Llama-3-70B on 64 DGX H100 nodes\n"
+	"model: llama3-70b\n"
+	"cluster: dgx-h100\n"
+	"devices: 512\n"
+	"strategy: {tp: 8, pp: 4, cp: 1, vpp: 1, sp: true, zero: 1, micro_batch: 1,\n"
+	"           global_batch: 512, seq_length: 8192, recompute: selective,\n"
+	"           schedule: 1f1b, precision: bf16}\n";
+
+/* ---------- small parsing helpers ---------- */
+
+static int parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+	if (!s || !*s)
+		return -1;
+	const char *q = s;
+	if (*q == '-')
+		q++;
+	if (!isdigit((unsigned char)*q))
+		return -1;
+	for (; *q; q++)
+		if (!isdigit((unsigned char)*q))
+			return -1;
+	errno = 0;
+	long long v = strtoll(s, NULL, 10);
+	if (errno || v < lo || v > hi)
+		return -2;
+	*out = v;
+	return 0;
+}
+
+static int parse_bool(const char *s, int *out)
+{
+	static const char *t[] = {"true", "yes", "on", "1"}, *f[] = {"false", "no", "off", "0"};
+	for (int i = 0; i < 4; i++) {
+		if (!strcasecmp(s, t[i])) {
+			*out = 1;
+			return 0;
+		}
+		if (!strcasecmp(s, f[i])) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int set_int(int *dst, const char *key, const char *val, long long lo, long long hi, char *err, size_t n)
+{
+	long long v;
+	int rc = parse_int(val, lo, hi, &v);
+	if (rc == -1) {
+		snprintf(err, n, "%s must be an integer (got '%s')", key, val);
+		return -1;
+	}
+	if (rc == -2 || v < lo || v > hi) {
+		snprintf(err, n, "%s must be between %lld and %lld (got %s)", key, lo, hi, val);
+		return -1;
+	}
+	*dst = (int)v;
+	return 0;
+}
+
+static int set_bool(bool *dst, const char *key, const char *val, char *err, size_t n)
+{
+	int b;
+	if (parse_bool(val, &b)) {
+		snprintf(err, n, "%s must be true or false (got '%s')", key, val);
+		return -1;
+	}
+	*dst = b;
+	return 0;
+}
+
+static int set_enum(uint8_t *dst, const char *key, const char *val, int (*parse)(const char *),
+		const char *choices, char *err, size_t n)
+{
+	int v = parse(val);
+	if (v < 0) {
+		snprintf(err, n, "%s must be one of %s (got '%s')", key, choices, val);
+		return -1;
+	}
+	*dst = (uint8_t)v;
+	return 0;
+}
+
+/* "a:b" -> [a, b) */
+static int parse_range(const char *s, int *lo, int *hi)
+{
+	char *end;
+	errno = 0;
+	long a = strtol(s, &end, 10);
+	if (end == s || *end != ':' || errno)
+		return -1;
+	const char *q = end + 1;
+	long b = strtol(q, &end, 10);
+	if (end == q || *end || errno || a < 0 || b <= a || b > MODEL_MAX_LAYERS)
+		return -1;
+	*lo = (int)a;
+	*hi = (int)b;
+	return 0;
+}
+
+/* One strategy assignment; returns 0, -1 bad value, -2 unknown key. */
+static int strat_set(strategy_t *s, const char *key, const char *val, char *err, size_t n)
+{
+	struct { const char *k; int *dst; long long lo, hi; } ints[] = {
+		{"dp", &s->dp, 1, MAX_DEGREE}, {"tp", &s->tp, 1, MAX_DEGREE}, {"pp", &s->pp, 1, MAX_DEGREE},
+		{"vpp", &s->vpp, 1, 1024}, {"cp", &s->cp, 1, MAX_DEGREE}, {"ep", &s->ep, 1, MAX_DEGREE},
+		{"etp", &s->etp, 1, MAX_DEGREE}, {"zero", &s->zero, 0, 3},
+		{"micro_batch", &s->micro_batch, 1, 1 << 20}, {"mbs", &s->micro_batch, 1, 1 << 20},
+		{"global_batch", &s->global_batch, 1, 1 << 30}, {"gbs", &s->global_batch, 1, 1 << 30},
+		{"seq_length", &s->seq, 1, 1 << 26}, {"seq", &s->seq, 1, 1 << 26},
+	};
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+		if (!strcmp(key, ints[i].k))
+			return set_int(ints[i].dst, key, val, ints[i].lo, ints[i].hi, err, n);
+	struct { const char *k; bool *dst; } bools[] = {
+		{"sp", &s->sp}, {"flash_attention", &s->flash}, {"tp_comm_overlap", &s->tp_overlap},
+		{"vocab_parallel", &s->vocab_parallel},
+	};
+	for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++)
+		if (!strcmp(key, bools[i].k))
+			return set_bool(bools[i].dst, key, val, err, n);
+	if (!strcmp(key, "recompute"))
+		return set_enum(&s->recompute, key, val, strat_parse_recompute, "none, selective, full", err, n);
+	if (!strcmp(key, "schedule"))
+		return set_enum(&s->schedule, key, val, strat_parse_schedule,
+				"gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v, dualpipe", err, n);
+	if (!strcmp(key, "precision"))
+		return set_enum(&s->precision, key, val, strat_parse_precision, "bf16, fp16, fp8", err, n);
+	if (!strcmp(key, "cp_kind"))
+		return set_enum(&s->cp_kind, key, val, strat_parse_cp_kind, "ring, ulysses", err, n);
+	snprintf(err, n, "unknown strategy key '%s' (known: dp tp pp vpp cp ep etp zero micro_batch "
+			"global_batch seq_length sp recompute schedule precision flash_attention cp_kind "
+			"tp_comm_overlap vocab_parallel recompute_layers stage_layers)", key);
+	return -2;
+}
+
+int plan_set(plan_t *p, const char *key, const char *val, char *err, size_t errlen)
+{
+	if (!strcmp(key, "devices") || !strcmp(key, "n"))
+		return set_int(&p->devices, "devices", val, 1, 1 << 24, err, errlen);
+	if (!strcmp(key, "budget") || !strcmp(key, "budget_gib")) {
+		char *end;
+		errno = 0;
+		double v = strtod(val, &end);
+		if (end == val || *end || errno || !(v > 0 && v < 1e6)) {
+			snprintf(err, errlen, "budget must be a positive number of GiB (got '%s')", val);
+			return -1;
+		}
+		p->budget_gib = v;
+		return 0;
+	}
+	int rc = strat_set(&p->strategy, key, val, err, errlen);
+	return rc ? -1 : 0;
+}
+
+/* ---------- YAML mapping helpers ---------- */
+
+typedef struct {
+	const yd_doc *d;
+	char *err;
+	size_t n;
+} yctx;
+
+static int y_int(yctx *y, const yd_node *map, const char *key, long long lo, long long hi, int *dst)
+{
+	const yd_node *v = yd_get(map, key);
+	if (!v)
+		return 0;
+	long long x;
+	if (yd_long(y->d, v, key, lo, hi, &x, y->err, y->n))
+		return -1;
+	*dst = (int)x;
+	return 0;
+}
+
+static int y_num(yctx *y, const yd_node *map, const char *key, double lo, double hi, double *dst)
+{
+	const yd_node *v = yd_get(map, key);
+	if (!v || (yd_kind_of(v) == YD_SCALAR && !strcmp(yd_str(v), "null")))
+		return 0;
+	return yd_double(y->d, v, key, lo, hi, dst, y->err, y->n);
+}
+
+static int y_bool(yctx *y, const yd_node *map, const char *key, bool *dst)
+{
+	const yd_node *v = yd_get(map, key);
+	if (!v)
+		return 0;
+	int b;
+	if (yd_bool(y->d, v, key, &b, y->err, y->n))
+		return -1;
+	*dst = b;
+	return 0;
+}
+
+static const char *y_str(const yd_node *map, const char *key)
+{
+	const yd_node *v = yd_get(map, key);
+	return v && yd_kind_of(v) == YD_SCALAR ? yd_str(v) : NULL;
+}
+
+/* ---------- model ---------- */
+
+static int model_from_node(model_t *m, yctx *y, const yd_node *n)
+{
+	if (!n || yd_kind_of(n) != YD_MAP) {
+		yd_errat(y->d, n, y->err, y->n, "a model must be a mapping of Hugging Face config keys");
+		return 2;
+	}
+	model_config c;
+	memset(&c, 0, sizeof c);
+	const char *name = y_str(n, "name");
+	if (!name)
+		name = y_str(n, "_name_or_path");
+	if (!name)
+		name = y_str(n, "model_type");
+	snprintf(c.name, sizeof c.name, "%s", name ? name : "model");
+	const long long BIG = 1LL << 24;
+	if (y_int(y, n, "hidden_size", 1, BIG, &c.hidden) || y_int(y, n, "intermediate_size", 1, BIG, &c.ffn) ||
+			y_int(y, n, "num_hidden_layers", 1, MODEL_MAX_LAYERS, &c.layers) ||
+			y_int(y, n, "num_attention_heads", 1, 1 << 16, &c.heads) ||
+			y_int(y, n, "num_key_value_heads", 1, 1 << 16, &c.kv_heads) ||
+			y_int(y, n, "head_dim", 1, 1 << 16, &c.head_dim) ||
+			y_int(y, n, "vocab_size", 1, BIG, &c.vocab) ||
+			y_int(y, n, "n_routed_experts", 0, 1 << 16, &c.experts) ||
+			y_int(y, n, "num_local_experts", 0, 1 << 16, &c.experts) ||
+			y_int(y, n, "num_experts", 0, 1 << 16, &c.experts) ||
+			y_int(y, n, "num_experts_per_tok", 0, 1 << 16, &c.topk) ||
+			y_int(y, n, "moe_intermediate_size", 0, BIG, &c.moe_ffn) ||
+			y_int(y, n, "n_shared_experts", 0, 64, &c.shared) ||
+			y_int(y, n, "first_k_dense_replace", 0, MODEL_MAX_LAYERS, &c.first_k_dense) ||
+			y_int(y, n, "moe_layer_freq", 0, MODEL_MAX_LAYERS, &c.moe_freq) ||
+			y_int(y, n, "q_lora_rank", 0, BIG, &c.q_lora) || y_int(y, n, "kv_lora_rank", 0, BIG, &c.kv_lora) ||
+			y_int(y, n, "qk_nope_head_dim", 0, 1 << 16, &c.qk_nope) ||
+			y_int(y, n, "qk_rope_head_dim", 0, 1 << 16, &c.qk_rope) ||
+			y_int(y, n, "v_head_dim", 0, 1 << 16, &c.v_head) ||
+			y_int(y, n, "num_nextn_predict_layers", 0, 16, &c.mtp))
+		return 2;
+	/* GPT-2 style names */
+	if (!c.hidden && y_int(y, n, "n_embd", 1, BIG, &c.hidden))
+		return 2;
+	if (!c.layers && y_int(y, n, "n_layer", 1, MODEL_MAX_LAYERS, &c.layers))
+		return 2;
+	if (!c.heads && y_int(y, n, "n_head", 1, 1 << 16, &c.heads))
+		return 2;
+	if (!c.ffn && y_int(y, n, "n_inner", 1, BIG, &c.ffn))
+		return 2;
+	if (!c.ffn && c.hidden)
+		c.ffn = 4 * c.hidden;
+	/* Qwen2-MoE names its shared expert by size */
+	int shared_size = 0;
+	if (y_int(y, n, "shared_expert_intermediate_size", 0, BIG, &shared_size))
+		return 2;
+	if (shared_size > 0 && !c.shared) {
+		int ef = c.moe_ffn > 0 ? c.moe_ffn : c.ffn;
+		c.shared = ef > 0 ? (shared_size + ef / 2) / ef : 0;
+		if (c.shared < 1)
+			c.shared = 1;
+	}
+	if (c.experts > 0 && c.topk == 0)
+		c.topk = 1;
+	const char *act = y_str(n, "hidden_act");
+	if (!act)
+		act = y_str(n, "activation_function");
+	if (act) {
+		if (strstr(act, "silu") || strstr(act, "swiglu") || strstr(act, "swish") || strstr(act, "geglu"))
+			c.gated = true;
+		else if (strstr(act, "gelu") || strstr(act, "relu"))
+			c.gated = false;
+		else {
+			const yd_node *an = yd_get(n, "hidden_act");
+			yd_errat(y->d, an ? an : yd_get(n, "activation_function"), y->err, y->n,
+					"hidden_act '%s' is not known (gelu, gelu_new, relu, relu2, silu, swiglu)", act);
+			return 2;
+		}
+	}
+	c.tied = true; /* Hugging Face default */
+	bool ab = false, bias = false;
+	if (y_bool(y, n, "tie_word_embeddings", &c.tied) || y_bool(y, n, "attention_bias", &ab) ||
+			y_bool(y, n, "bias", &bias) || y_bool(y, n, "use_bias", &bias))
+		return 2;
+	const char *mt = y_str(n, "model_type");
+	c.qkv_bias = ab || (mt && !strncmp(mt, "qwen2", 5));
+	c.biases = bias;
+	if (y_num(y, n, "hidden_dropout", 0, 0.999, &c.hidden_dropout) ||
+			y_num(y, n, "resid_pdrop", 0, 0.999, &c.hidden_dropout) ||
+			y_num(y, n, "attention_dropout", 0, 0.999, &c.attention_dropout) ||
+			y_num(y, n, "attn_pdrop", 0, 0.999, &c.attention_dropout))
+		return 2;
+	const char *missing = !c.hidden ? "hidden_size" : !c.layers ? "num_hidden_layers" :
+		!c.heads ? "num_attention_heads" : !c.vocab ? "vocab_size" : NULL;
+	if (missing) {
+		yd_errat(y->d, n, y->err, y->n, "model is missing %s", missing);
+		return 2;
+	}
+	char why[256];
+	if (model_from_config(m, &c, why, sizeof why)) {
+		yd_errat(y->d, n, y->err, y->n, "%s", why);
+		return 2;
+	}
+	return 0;
+}
+
+/* ---------- cluster ---------- */
+
+static const struct { const char *key; size_t off; double lo, hi; } eff_keys[] = {
+	{"gemm", offsetof(cluster_eff, gemm), 0.01, 1}, {"gemm_half", offsetof(cluster_eff, gemm_half), 0, 1e5},
+	{"fp8_gemm", offsetof(cluster_eff, fp8_gemm), 0, 1}, {"flash", offsetof(cluster_eff, flash), 0.01, 1},
+	{"grouped_gemm", offsetof(cluster_eff, grouped_gemm), 0.01, 1}, {"hbm", offsetof(cluster_eff, hbm), 0.01, 1},
+	{"coll_intra", offsetof(cluster_eff, coll_intra), 0.01, 1},
+	{"coll_inter", offsetof(cluster_eff, coll_inter), 0.01, 1},
+	{"dp_overlap", offsetof(cluster_eff, dp_overlap), 0, 1}, {"tp_overlap", offsetof(cluster_eff, tp_overlap), 0, 1},
+	{"layer_us", offsetof(cluster_eff, layer_us), 0, 1e5}, {"reserve_gib", offsetof(cluster_eff, reserve_gib), 0, 1e5},
+	{"context_gib", offsetof(cluster_eff, context_gib), 0, 1e5},
+	{"alloc_frag", offsetof(cluster_eff, alloc_frag), 0, 5},
+};
+
+static int cluster_from_node(cluster_t *c, yctx *y, const yd_node *n)
+{
+	if (!n || yd_kind_of(n) != YD_MAP) {
+		yd_errat(y->d, n, y->err, y->n, "a cluster must be a mapping with device, node and network");
+		return 2;
+	}
+	memset(c, 0, sizeof *c);
+	c->eff = cluster_default_eff();
+	const char *name = y_str(n, "name");
+	snprintf(c->name, sizeof c->name, "%s", name ? name : "cluster");
+	const yd_node *dev = yd_get(n, "device"), *node = yd_get(n, "node"), *net = yd_get(n, "network");
+	const char *miss = !dev ? "device" : !node ? "node" : !net ? "network" : NULL;
+	if (miss) {
+		yd_errat(y->d, n, y->err, y->n, "cluster is missing '%s'", miss);
+		return 2;
+	}
+	const char *dname = y_str(dev, "name");
+	snprintf(c->device, sizeof c->device, "%s", dname ? dname : "device");
+	const yd_node *pk = yd_get(dev, "peak_tflops");
+	if (!pk || yd_kind_of(pk) != YD_MAP) {
+		yd_errat(y->d, pk ? pk : dev, y->err, y->n, "device.peak_tflops must be a mapping {bf16: .., fp16: .., fp8: ..}");
+		return 2;
+	}
+	if (y_num(y, dev, "memory_gib", 0.001, 1e6, &c->mem_gib) || y_num(y, dev, "hbm_gbps", 0.001, 1e7, &c->hbm_gbps) ||
+			y_num(y, pk, "bf16", 0, 1e7, &c->peak_tflops[PREC_BF16]) ||
+			y_num(y, pk, "fp16", 0, 1e7, &c->peak_tflops[PREC_FP16]) ||
+			y_num(y, pk, "fp8", 0, 1e7, &c->peak_tflops[PREC_FP8]) ||
+			y_int(y, node, "devices", 1, 1 << 16, &c->node_devices) ||
+			y_num(y, node, "link_gbps", 0.001, 1e7, &c->node_gbps) ||
+			y_num(y, net, "link_gbps", 0.001, 1e7, &c->net_gbps) ||
+			y_num(y, net, "latency_us", 0, 1e6, &c->net_lat_us))
+		return 2;
+	const yd_node *eff = yd_get(n, "efficiency");
+	if (eff) {
+		if (yd_kind_of(eff) != YD_MAP) {
+			yd_errat(y->d, eff, y->err, y->n, "efficiency must be a mapping");
+			return 2;
+		}
+		for (size_t i = 0; i < yd_len(eff); i++) {
+			const char *k = yd_key(eff, i);
+			size_t j;
+			for (j = 0; j < sizeof eff_keys / sizeof eff_keys[0]; j++)
+				if (!strcmp(k, eff_keys[j].key))
+					break;
+			if (j == sizeof eff_keys / sizeof eff_keys[0]) {
+				yd_errat(y->d, yd_keynode(eff, i), y->err, y->n, "unknown efficiency key '%s'", k);
+				return 2;
+			}
+			double *dst = (double *)((char *)&c->eff + eff_keys[j].off);
+			if (yd_double(y->d, yd_val(eff, i), k, eff_keys[j].lo, eff_keys[j].hi, dst, y->err, y->n))
+				return 2;
+		}
+		c->eff_set = 1;
+	}
+	char why[256];
+	if (cluster_check(c, why, sizeof why)) {
+		yd_errat(y->d, n, y->err, y->n, "%s", why);
+		return 2;
+	}
+	return 0;
+}
+
+/* ---------- references: preset names and paths ---------- */
+
+static int is_path(const char *ref)
+{
+	size_t l = strlen(ref);
+	return strchr(ref, '/') || (l > 5 && (!strcmp(ref + l - 5, ".yaml") || !strcmp(ref + l - 5, ".json"))) ||
+		(l > 4 && !strcmp(ref + l - 4, ".yml"));
+}
+
+static int resolve(const char *ref, const char *kind, const char *base, const paths_t *paths, char *out,
+		size_t outlen, char *err, size_t errlen)
+{
+	if (is_path(ref)) {
+		if (ref[0] != '/' && base && base[0]) {
+			/* relative to the including file first, then to the working directory */
+			char dir[1024];
+			snprintf(dir, sizeof dir, "%s", base);
+			char *sl = strrchr(dir, '/');
+			if (sl) {
+				*sl = 0;
+				snprintf(out, outlen, "%s/%s", dir, ref);
+				FILE *f = fopen(out, "r");
+				if (f) {
+					fclose(f);
+					return 0;
+				}
+			}
+		}
+		snprintf(out, outlen, "%s", ref);
+		return 0;
+	}
+	char sub[512];
+	snprintf(sub, sizeof sub, "presets/%s/%s.yaml", kind, ref);
+	if (paths && !paths_find(paths, sub, out, outlen))
+		return 0;
+	snprintf(err, errlen, "unknown %s preset '%s' (see `strata presets`)", kind[0] == 'm' ? "model" : "cluster", ref);
+	return -1;
+}
+
+static int load_model_ref(model_t *m, const char *ref, const char *base, const paths_t *paths, char *err,
+		size_t errlen)
+{
+	char path[1400];
+	if (resolve(ref, "models", base, paths, path, sizeof path, err, errlen))
+		return 2;
+	yd_doc *d = yd_load_file(path, err, errlen);
+	if (!d)
+		return 2;
+	yctx y = {d, err, errlen};
+	int rc = model_from_node(m, &y, yd_root(d));
+	yd_free(d);
+	return rc;
+}
+
+static int load_cluster_ref(cluster_t *c, const char *ref, const char *base, const paths_t *paths, char *err,
+		size_t errlen)
+{
+	char path[1400];
+	if (resolve(ref, "clusters", base, paths, path, sizeof path, err, errlen))
+		return 2;
+	yd_doc *d = yd_load_file(path, err, errlen);
+	if (!d)
+		return 2;
+	yctx y = {d, err, errlen};
+	int rc = cluster_from_node(c, &y, yd_root(d));
+	yd_free(d);
+	if (!rc && !c->eff_set)
+		plan_family_eff(c, paths);
+	return rc;
+}
+
+int plan_load_model(model_t *m, const char *ref, const paths_t *paths, char *err, size_t errlen)
+{
+	return load_model_ref(m, ref, NULL, paths, err, errlen);
+}
+
+int plan_load_cluster(cluster_t *c, const char *ref, const paths_t *paths, char *err, size_t errlen)
+{
+	return load_cluster_ref(c, ref, NULL, paths, err, errlen);
+}
+
+typedef struct {
+	cluster_t *target;
+	char family[64];
+	int found;
+} fam_arg;
+
+static void fam_visit(const char *name, const char *path, void *arg)
+{
+	fam_arg *a = arg;
+	(void)name;
+	if (a->found)
+		return;
+	char err[256];
+	yd_doc *d = yd_load_file(path, err, sizeof err);
+	if (!d)
+		return;
+	yctx y = {d, err, sizeof err};
+	cluster_t c;
+	if (!cluster_from_node(&c, &y, yd_root(d)) && c.eff_set) {
+		char fam[64];
+		cluster_family(c.device, fam, sizeof fam);
+		if (!strcmp(fam, a->family)) {
+			a->target->eff = c.eff;
+			a->found = 1;
+		}
+	}
+	yd_free(d);
+}
+
+void plan_family_eff(cluster_t *c, const paths_t *paths)
+{
+	fam_arg a;
+	a.target = c;
+	a.found = 0;
+	cluster_family(c->device, a.family, sizeof a.family);
+	if (paths)
+		paths_each(paths, "presets/clusters", fam_visit, &a);
+	if (!a.found)
+		c->eff = cluster_default_eff();
+}
+
+/* ---------- strategy ---------- */
+
+static int strategy_from_node(strategy_t *s, yctx *y, const yd_node *n)
+{
+	if (yd_kind_of(n) != YD_MAP) {
+		yd_errat(y->d, n, y->err, y->n, "strategy must be a mapping");
+		return 2;
+	}
+	for (size_t i = 0; i < yd_len(n); i++) {
+		const char *k = yd_key(n, i);
+		const yd_node *v = yd_val(n, i);
+		char why[512];
+		if (!strcmp(k, "recompute_layers")) {
+			/* {"0:3": full, "60:61": none} */
+			if (yd_kind_of(v) != YD_MAP) {
+				yd_errat(y->d, v, y->err, y->n, "recompute_layers must map \"lo:hi\" ranges to none|selective|full");
+				return 1;
+			}
+			for (size_t j = 0; j < yd_len(v); j++) {
+				int lo, hi, mode = -1;
+				const char *ms = yd_str(yd_val(v, j));
+				if (ms)
+					mode = strat_parse_recompute(ms);
+				if (parse_range(yd_key(v, j), &lo, &hi) || mode < 0) {
+					yd_errat(y->d, yd_keynode(v, j), y->err, y->n,
+							"recompute_layers entry must be \"lo:hi\": none|selective|full");
+					return 1;
+				}
+				if (s->nranges >= STRAT_MAX_RANGES) {
+					yd_errat(y->d, yd_keynode(v, j), y->err, y->n, "at most %d recompute ranges", STRAT_MAX_RANGES);
+					return 1;
+				}
+				s->range[s->nranges++] = (rc_range){lo, hi, (uint8_t)mode};
+			}
+			continue;
+		}
+		if (!strcmp(k, "stage_layers")) {
+			if (yd_kind_of(v) != YD_SEQ || yd_len(v) == 0 || yd_len(v) > STRAT_MAX_CHUNKS) {
+				yd_errat(y->d, v, y->err, y->n, "stage_layers must be a list of up to %d layer counts", STRAT_MAX_CHUNKS);
+				return 1;
+			}
+			for (size_t j = 0; j < yd_len(v); j++) {
+				long long x;
+				if (yd_long(y->d, yd_item(v, j), "stage_layers entry", 0, MODEL_MAX_LAYERS, &x, y->err, y->n))
+					return 1;
+				s->chunk_layers[j] = (int16_t)x;
+			}
+			s->nchunks = (int)yd_len(v);
+			continue;
+		}
+		const char *val = yd_str(v);
+		if (!val) {
+			yd_errat(y->d, v, y->err, y->n, "strategy.%s must be a single value", k);
+			return 1;
+		}
+		int rc = strat_set(s, k, val, why, sizeof why);
+		if (rc) {
+			yd_errat(y->d, rc == -2 ? yd_keynode(n, i) : v, y->err, y->n, "strategy: %s", why);
+			return rc == -2 ? 2 : 1;
+		}
+	}
+	return 0;
+}
+
+/* ---------- plan ---------- */
+
+static int plan_from_doc(plan_t *p, yd_doc *d, const paths_t *paths, char *err, size_t errlen)
+{
+	yctx y = {d, err, errlen};
+	const yd_node *root = yd_root(d);
+	if (!root || yd_kind_of(root) != YD_MAP) {
+		yd_errat(d, root, err, errlen, "a plan must be a mapping with model, cluster, devices and strategy");
+		return 2;
+	}
+	const char *id = y_str(root, "id"), *src = y_str(root, "source");
+	snprintf(p->id, sizeof p->id, "%s", id ? id : "");
+	snprintf(p->source, sizeof p->source, "%s", src ? src : "");
+	const yd_node *mn = yd_get(root, "model"), *cn = yd_get(root, "cluster");
+	if (!mn || !cn) {
+		yd_errat(d, root, err, errlen, "plan is missing '%s'", !mn ? "model" : "cluster");
+		return 2;
+	}
+	int rc;
+	if (yd_kind_of(mn) == YD_SCALAR) {
+		snprintf(p->model_ref, sizeof p->model_ref, "%s", yd_str(mn));
+		char e2[512];
+		rc = load_model_ref(&p->model, yd_str(mn), p->path, paths, e2, sizeof e2);
+		if (rc) {
+			yd_errat(d, mn, err, errlen, "%s", e2);
+			return rc;
+		}
+	} else {
+		snprintf(p->model_ref, sizeof p->model_ref, "(inline)");
+		if ((rc = model_from_node(&p->model, &y, mn)))
+			return rc;
+	}
+	if (yd_kind_of(cn) == YD_SCALAR) {
+		snprintf(p->cluster_ref, sizeof p->cluster_ref, "%s", yd_str(cn));
+		char e2[512];
+		rc = load_cluster_ref(&p->cluster, yd_str(cn), p->path, paths, e2, sizeof e2);
+		if (rc) {
+			yd_errat(d, cn, err, errlen, "%s", e2);
+			return rc;
+		}
+	} else {
+		snprintf(p->cluster_ref, sizeof p->cluster_ref, "(inline)");
+		if ((rc = cluster_from_node(&p->cluster, &y, cn)))
+			return rc;
+		if (!p->cluster.eff_set)
+			plan_family_eff(&p->cluster, paths);
+	}
+	if (y_int(&y, root, "devices", 1, 1 << 24, &p->devices))
+		return 1;
+	if (!yd_get(root, "devices")) {
+		yd_errat(d, root, err, errlen, "plan is missing 'devices'");
+		return 2;
+	}
+	if (y_num(&y, root, "budget_gib", 0.001, 1e6, &p->budget_gib))
+		return 1;
+	const yd_node *sn = yd_get(root, "strategy");
+	if (sn && (rc = strategy_from_node(&p->strategy, &y, sn)))
+		return rc;
+	const yd_node *pins = yd_get(root, "pins");
+	if (pins) {
+		if (yd_kind_of(pins) != YD_SEQ) {
+			yd_errat(d, pins, err, errlen, "pins must be a list of \"key=value\" strings");
+			return 2;
+		}
+		for (size_t i = 0; i < yd_len(pins) && p->npins < PLAN_MAX_PINS; i++) {
+			const char *s = yd_str(yd_item(pins, i));
+			if (!s || !strchr(s, '=')) {
+				yd_errat(d, yd_item(pins, i), err, errlen, "a pin is written \"key=value\" (e.g. tp=8)");
+				return 2;
+			}
+			snprintf(p->pins[p->npins++], sizeof p->pins[0], "%s", s);
+		}
+	}
+	const yd_node *ex = yd_get(root, "expect");
+	if (ex && yd_kind_of(ex) == YD_MAP) {
+		p->has_expect = 1;
+		if (y_num(&y, ex, "step_time_s", 0, 1e9, &p->expect.step_time_s) ||
+				y_num(&y, ex, "peak_mem_gib", 0, 1e9, &p->expect.peak_mem_gib))
+			return 2;
+		const char *mc = y_str(ex, "mem_convention");
+		snprintf(p->expect.mem_convention, sizeof p->expect.mem_convention, "%s", mc ? mc : "unknown");
+	}
+	return 0;
+}
+
+static void plan_init(plan_t *p)
+{
+	memset(p, 0, sizeof *p);
+	p->strategy = strat_default();
+}
+
+int plan_load_file(plan_t *p, const char *path, const paths_t *paths, char *err, size_t errlen)
+{
+	plan_init(p);
+	snprintf(p->path, sizeof p->path, "%s", path);
+	yd_doc *d = yd_load_file(path, err, errlen);
+	if (!d)
+		return 2;
+	int rc = plan_from_doc(p, d, paths, err, errlen);
+	yd_free(d);
+	return rc;
+}
+
+int plan_load_text(plan_t *p, const char *text, const char *name, const paths_t *paths, char *err, size_t errlen)
+{
+	plan_init(p);
+	yd_doc *d = yd_load_string(text, strlen(text), name, err, errlen);
+	if (!d)
+		return 2;
+	int rc = plan_from_doc(p, d, paths, err, errlen);
+	yd_free(d);
+	return rc;
+}
