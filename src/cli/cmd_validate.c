@@ -19,7 +19,7 @@
 typedef struct {
 	char id[128], group[32];
 	double pred_t, exp_t, pred_m, exp_m;
-	int has_t, has_m;
+	int has_t, has_m, derived_t;
 	char conv[16];
 } vcase;
 
@@ -27,7 +27,7 @@ typedef struct {
 	vcase *c;
 	int n;
 	int errors;
-	int verbose;
+	int verbose, csv;
 	const paths_t *paths;
 	plan_t *plan;
 	eval_result *res;
@@ -93,6 +93,17 @@ static void run_case(vstate *st, const char *path)
 		c->has_t = 1;
 		c->exp_t = p->expect.step_time_s;
 		c->pred_t = r->step;
+	} else if (p->expect.tflops_per_gpu > 0 || p->expect.mfu > 0) {
+		/* only a throughput was published: the step time it implies under the same FLOP
+		 * convention (model FLOPs for MFU figures, with recompute for HFU figures) */
+		int hfu = !strcmp(p->expect.tflops_convention, "hfu");
+		double fl = hfu ? r->hw_flops : r->model_flops;
+		double per_dev = p->expect.tflops_per_gpu > 0 ? p->expect.tflops_per_gpu * 1e12
+			: p->expect.mfu * r->model_flops / (r->mfu * r->step * p->devices);
+		c->has_t = 1;
+		c->derived_t = 1;
+		c->exp_t = fl / (per_dev * p->devices);
+		c->pred_t = r->step;
 	}
 	if (p->expect.peak_mem_gib > 0) {
 		const cluster_eff *e = &p->cluster.eff;
@@ -107,7 +118,10 @@ static void run_case(vstate *st, const char *path)
 		c->exp_m = p->expect.peak_mem_gib;
 		c->pred_m = m;
 	}
-	if (st->verbose) {
+	if (st->csv) {
+		printf("%s,%s,%d,%.6g,%.6g,%d,%.6g,%.6g,%s\n", c->id, c->group, c->has_t, c->pred_t, c->exp_t, c->has_m,
+				c->pred_m, c->exp_m, c->conv);
+	} else if (st->verbose) {
 		printf("%-64s", c->id);
 		if (c->has_t)
 			printf("  step %8.3f / %8.3f s (%+6.1f%%)", c->pred_t, c->exp_t, 100 * (c->pred_t / c->exp_t - 1));
@@ -272,6 +286,9 @@ int cmd_validate(int argc, char **argv, const paths_t *paths)
 	st.res = malloc(sizeof *st.res);
 	st.paths = paths;
 	st.verbose = o.verbose;
+	st.csv = o.csv;
+	if (st.csv)
+		printf("id,source,has_step,pred_step_s,exp_step_s,has_mem,pred_mem_gib,exp_mem_gib,mem_convention\n");
 	if (!st.c || !st.plan || !st.res) {
 		fprintf(stderr, "strata: out of memory\n");
 		free(st.c);
@@ -282,6 +299,8 @@ int cmd_validate(int argc, char **argv, const paths_t *paths)
 	run_path(&st, o.plan);
 	for (int i = 0; i < o.nfiles; i++)
 		run_path(&st, o.files[i]);
+	if (st.csv)
+		goto done;
 	if (st.verbose)
 		printf("\n");
 	printf("validated %d cases%s\n", st.n, st.errors ? "" : "");
@@ -289,6 +308,7 @@ int cmd_validate(int argc, char **argv, const paths_t *paths)
 	summary(&st, 1);
 	if (st.errors)
 		printf("%d file(s) could not be evaluated (see messages above)\n", st.errors);
+done:;
 	int rc = st.n == 0 ? 2 : (st.errors ? 1 : 0);
 	free(st.c);
 	free(st.plan);

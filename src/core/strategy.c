@@ -195,11 +195,12 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 	if ((long long)s->pp * s->vpp > STRAT_MAX_CHUNKS)
 		return why_f(why, n, "pp*vpp = %lld exceeds %d pipeline chunks", (long long)s->pp * s->vpp,
 				STRAT_MAX_CHUNKS);
-	int chunks = s->pp * s->vpp * (s->schedule == SCHED_ZBV ? 2 : 1);
-	if (m->layers < chunks)
-		return why_f(why, n, "%d layers cannot fill %d pipeline chunks (pp=%d, vpp=%d%s)", m->layers,
-				chunks, s->pp, s->vpp,
-				chunks > s->pp * s->vpp ? ", two chunks per stage for this schedule" : "");
+	/* every stage needs a layer; chunks beyond the layer count stay empty, as with
+	 * Megatron's --allow-padding-num-layers (first and last chunks give way first) */
+	int need = s->pp * (s->schedule == SCHED_ZBV ? 2 : 1);
+	if (m->layers < need)
+		return why_f(why, n, "%d layers cannot fill %d pipeline stages (pp=%d%s)", m->layers, need, s->pp,
+				s->schedule == SCHED_ZBV ? ", two chunks per stage for zb-v" : "");
 	if (s->nchunks) {
 		if (s->nchunks != s->pp * s->vpp)
 			return why_f(why, n, "stage layer list has %d entries, pp*vpp = %d", s->nchunks, s->pp * s->vpp);

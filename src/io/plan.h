@@ -13,6 +13,8 @@
 typedef struct {
 	double step_time_s, peak_mem_gib;   /* 0 when absent */
 	char mem_convention[16];            /* allocated | reserved | nvidia-smi | unknown */
+	double tflops_per_gpu, mfu;         /* throughput as published (0 when absent) */
+	char tflops_convention[8];          /* mfu (no recompute counted) | hfu */
 } plan_expect;
 
 typedef struct {
