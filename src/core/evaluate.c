@@ -270,6 +270,42 @@ static double inflight(const strategy_t *s, int stage, int m)
 	return n < m ? n : m;
 }
 
+static void ctx_init(ctx *x, const model_t *m, const cluster_t *c, const strategy_t *s)
+{
+	x->m = m;
+	x->c = c;
+	x->s = s;
+	x->b = s->micro_batch;
+	x->seq = s->seq;
+	x->tok = x->b * s->seq / s->cp;
+	x->sp_div = (s->sp && s->tp > 1) ? s->tp : 1;
+	x->tok_sp = x->tok / x->sp_div;
+	x->tok_moe = x->tok / s->tp; /* Megatron MoE splits tokens over TP before dispatch */
+	double p16 = c->peak_tflops[PREC_BF16] > 0 ? c->peak_tflops[PREC_BF16] : c->peak_tflops[PREC_FP16];
+	x->peak16 = (s->precision == PREC_FP16 && c->peak_tflops[PREC_FP16] > 0 ? c->peak_tflops[PREC_FP16] : p16) * 1e12;
+	x->peak = c->peak_tflops[s->precision] * 1e12;
+	x->geff = s->precision == PREC_FP8 ? c->eff.fp8_gemm : c->eff.gemm;
+	x->ghalf = c->eff.gemm_half;
+	x->hbm = c->hbm_gbps * 1e9 * c->eff.hbm;
+	x->tp_l = comm_group(c, s->tp, 1);
+	x->cp_l = comm_group(c, s->cp, s->tp);
+	x->ep_l = comm_group(c, s->ep, s->etp);
+	x->tp_exp = s->tp_overlap ? 1 - c->eff.tp_overlap : 1;
+
+}
+
+double eval_layer_activation(const model_t *m, const cluster_t *c, const strategy_t *s, int k, int mode)
+{
+	if (k < 0 || k >= m->nkinds || mode < 0 || mode >= RC_COUNT || s->tp <= 0 || s->cp <= 0 ||
+			s->ep <= 0 || s->etp <= 0 || s->micro_batch <= 0 || s->seq <= 0)
+		return -1;
+	ctx x;
+	kcost q;
+	ctx_init(&x, m, c, s);
+	kind_cost(&x, k, &q);
+	return q.act[mode];
+}
+
 double eval_default_budget_gib(const cluster_t *c)
 {
 	return c->mem_gib - c->eff.reserve_gib;
@@ -294,26 +330,7 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 		return reject(r, "more pipeline stages than the evaluator supports (256)");
 
 	ctx x;
-	x.m = m;
-	x.c = c;
-	x.s = s;
-	x.b = s->micro_batch;
-	x.seq = s->seq;
-	x.tok = x.b * s->seq / s->cp;
-	x.sp_div = (s->sp && s->tp > 1) ? s->tp : 1;
-	x.tok_sp = x.tok / x.sp_div;
-	x.tok_moe = x.tok / s->tp; /* Megatron MoE splits tokens over TP before dispatch */
-	double p16 = c->peak_tflops[PREC_BF16] > 0 ? c->peak_tflops[PREC_BF16] : c->peak_tflops[PREC_FP16];
-	x.peak16 = (s->precision == PREC_FP16 && c->peak_tflops[PREC_FP16] > 0 ? c->peak_tflops[PREC_FP16] : p16) * 1e12;
-	x.peak = c->peak_tflops[s->precision] * 1e12;
-	x.geff = s->precision == PREC_FP8 ? c->eff.fp8_gemm : c->eff.gemm;
-	x.ghalf = c->eff.gemm_half;
-	x.hbm = c->hbm_gbps * 1e9 * c->eff.hbm;
-	x.tp_l = comm_group(c, s->tp, 1);
-	x.cp_l = comm_group(c, s->cp, s->tp);
-	x.ep_l = comm_group(c, s->ep, s->etp);
-	x.tp_exp = s->tp_overlap ? 1 - c->eff.tp_overlap : 1;
-
+	ctx_init(&x, m, c, s);
 	kcost kc[MODEL_MAX_KINDS];
 	for (int k = 0; k < m->nkinds; k++)
 		kind_cost(&x, k, &kc[k]);
@@ -516,9 +533,10 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 			else /* reduce-scatter of fp32 grads, all-gather of updated 16-bit params */
 				t_dp = comm_allgather(dp_l, (int)d_dense, pd * 4) + comm_allgather(dp_l, (int)d_dense, pd * 2) +
 					comm_allgather(edp_l, (int)d_exp, pe * 4) + comm_allgather(edp_l, (int)d_exp, pe * 2);
-			/* the reduction overlaps the last micro-batch's backward; stage st finishes
-			 * that backward about st backward slots before stage 0 does */
-			double hidden = c->eff.dp_overlap * b + (p > 1 ? st * b / v : 0);
+			/* gradient reduction overlaps the last micro-batch's backward and the
+			 * parameter all-gather the next step's first forward; stage st finishes its
+			 * backward about st backward slots before stage 0 does */
+			double hidden = c->eff.dp_overlap * (b + (s->zero >= 1 ? f : 0)) + (p > 1 ? st * b / v : 0);
 			double exposed = fmax(0, t_dp - hidden);
 			if (exposed > dp_end)
 				dp_end = exposed;

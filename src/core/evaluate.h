@@ -47,6 +47,11 @@ typedef struct {
 int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t *s,
 		double budget_gib, eval_result *r);
 
+/* Activation bytes one layer of kind k keeps per micro-batch on one device under recompute
+ * mode `mode` (the per-layer term of Korthikanti et al. 2022); -1 if the strategy is
+ * invalid. */
+double eval_layer_activation(const model_t *m, const cluster_t *c, const strategy_t *s, int k, int mode);
+
 /* Default memory budget of a cluster in GiB (device memory less the runtime reserve). */
 double eval_default_budget_gib(const cluster_t *c);
 
