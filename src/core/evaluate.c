@@ -401,13 +401,19 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 			int last_chunk = (st == p - 1 && ch == v - 1);
 			int hi = lo + n + (last_chunk ? m->mtp_layers : 0); /* MTP rides on the last stage */
 			layers += n;
-			int cnt[MODEL_MAX_KINDS];
 			double rc_cnt[MODEL_MAX_KINDS][RC_COUNT];
-			memset(rc_cnt, 0, sizeof rc_cnt);
+			for (int k = 0; k < m->nkinds; k++)
+				rc_cnt[k][0] = rc_cnt[k][1] = rc_cnt[k][2] = 0;
 			if (s->nranges == 0) {
-				model_count_kinds(m, lo, hi, cnt);
-				for (int k = 0; k < m->nkinds; k++)
-					rc_cnt[k][s->recompute] = cnt[k];
+				/* walk the runs that overlap [lo, hi): usually one or two */
+				int start = 0;
+				for (int ri = 0; ri < m->nruns && start < hi; ri++) {
+					int end = start + m->run[ri].count;
+					int a = lo > start ? lo : start, e = hi < end ? hi : end;
+					if (e > a)
+						rc_cnt[m->run[ri].kind][s->recompute] += e - a;
+					start = end;
+				}
 			} else {
 				for (int l = lo; l < hi; l++)
 					rc_cnt[model_layer_kind(m, l)][strat_layer_recompute(s, l < m->layers ? l : m->layers - 1)] += 1;

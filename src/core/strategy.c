@@ -114,16 +114,10 @@ void strat_chunk_span(const strategy_t *s, int layers, int v, int stage, int *lo
 	 * padded uneven split does. */
 	int base = layers / nch, rem = layers % nch;
 	int first_extra = rem <= nch - 2 ? 1 : 0;
-	int a = 0;
-	for (int i = 0; i <= c; i++) {
-		int cnt = base + (i >= first_extra && i < first_extra + rem ? 1 : 0);
-		if (i == c) {
-			*lo = a;
-			*n = cnt;
-			return;
-		}
-		a += cnt;
-	}
+	int before = c - first_extra; /* extras given to chunks before c */
+	before = before < 0 ? 0 : before > rem ? rem : before;
+	*lo = c * base + before;
+	*n = base + (c >= first_extra && c < first_extra + rem ? 1 : 0);
 }
 
 int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, int devices,
