@@ -81,6 +81,9 @@ int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd)
 				}
 				o->top = k;
 			}
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			printf("usage: strata %s [PLAN.yaml] [options]  (strata --help lists the options)\n", cmd);
+			return 3;
 		} else if (!strcmp(a, "--json")) {
 			o->json = 1;
 		} else if (!strcmp(a, "--csv")) {

@@ -23,7 +23,7 @@ typedef struct {
 	int verbose;
 } cli_opts;
 
-/* Parse argv[first..]; 0 ok, 2 usage error (message printed to stderr). */
+/* Parse argv[first..]; 0 ok, 2 usage error (message printed), 3 help was printed. */
 int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd);
 /* Load the plan named by the options, apply overrides and derive dp.
  * Returns 0, 1 (invalid content) or 2 (file/usage); message printed to stderr. */

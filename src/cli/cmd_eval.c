@@ -9,8 +9,9 @@
 int cmd_eval(int argc, char **argv, const paths_t *paths)
 {
 	cli_opts o;
-	if (cli_parse(&o, argc, argv, 2, "eval"))
-		return 2;
+	int prc = cli_parse(&o, argc, argv, 2, "eval");
+	if (prc)
+		return prc == 3 ? 0 : 2;
 	if (o.nfiles) {
 		fprintf(stderr, "strata eval: one plan file at most (got '%s' too)\n", o.files[0]);
 		return 2;

@@ -273,8 +273,9 @@ static void summary(const vstate *st, int mem)
 int cmd_validate(int argc, char **argv, const paths_t *paths)
 {
 	cli_opts o;
-	if (cli_parse(&o, argc, argv, 2, "validate"))
-		return 2;
+	int prc = cli_parse(&o, argc, argv, 2, "validate");
+	if (prc)
+		return prc == 3 ? 0 : 2;
 	if (!o.plan) {
 		fprintf(stderr, "usage: strata validate DIR_OR_FILES... [-v]\n");
 		return 2;

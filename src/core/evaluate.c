@@ -436,7 +436,9 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 				f += nk * (q->f_comp + q->tp_f + q->cp_f + q->ep_f);
 				b += nk * (q->b_in + q->b_w + q->tp_b + q->cp_b + q->ep_b) + rcf;
 				w += nk * q->b_w;
-				rc += rcf;
+				/* the breakdown books recompute compute here and its communication under
+				 * the communication kinds below */
+				rc += rc_cnt[k][RC_FULL] * q->f_comp + rc_cnt[k][RC_SELECTIVE] * q->core_f;
 				comp += nk * (q->f_comp + q->b_in + q->b_w);
 				tpc += nk * (q->tp_f + q->tp_b) + rc_cnt[k][RC_FULL] * q->tp_f;
 				cpc += nk * (q->cp_f + q->cp_b) + rc_cnt[k][RC_FULL] * q->cp_f;

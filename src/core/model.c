@@ -155,6 +155,8 @@ int model_check(const model_t *m, char *why, size_t whylen)
 
 int model_layer_kind(const model_t *m, int l)
 {
+	if (l < 0)
+		return -1;
 	for (int r = 0; r < m->nruns; r++) {
 		if (l < m->run[r].count)
 			return m->run[r].kind;

@@ -576,7 +576,7 @@ static int strategy_from_node(strategy_t *s, yctx *y, const yd_node *n)
 		int rc = strat_set(s, k, val, why, sizeof why);
 		if (rc) {
 			yd_errat(y->d, rc == -2 ? yd_keynode(n, i) : v, y->err, y->n, "strategy: %s", why);
-			return rc == -2 ? 2 : 1;
+			return 2; /* a value that does not parse is a file error, like bad YAML */
 		}
 	}
 	return 0;

@@ -3,7 +3,7 @@
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 
 #include "check.h"
-#include "json.h"
+#include "io/json.h"
 
 #include <limits.h>
 #include <locale.h>

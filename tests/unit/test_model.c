@@ -186,8 +186,8 @@ static void test_tiny_moe(void)
 	for (int l = 0; l < 6; l++)
 		ok &= model_layer_kind(&m, l) == want[l];
 	CHECK(ok, "tiny MoE: layer kinds D D M D M D (first_k_dense 1, freq 2)");
-	CHECK(model_layer_kind(&m, 6) == -1 && model_layer_kind(&m, -1) == -1,
-			"tiny MoE: layer kind out of range is -1");
+	CHECK(model_layer_kind(&m, 6) == -1, "tiny MoE: layer kind past the last layer is -1");
+	CHECK(model_layer_kind(&m, -1) == -1, "tiny MoE: layer kind of a negative index is -1");
 	int cnt[MODEL_MAX_KINDS];
 	model_count_kinds(&m, 1, 5, cnt);
 	CHECK(cnt[0] == 2 && cnt[1] == 2, "tiny MoE: count kinds in [1,5) = 2 dense, 2 MoE");

@@ -3,7 +3,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp, ftruncate */
 
 #include "check.h"
-#include "ydoc.h"
+#include "io/ydoc.h"
 
 #include <limits.h>
 #include <locale.h>

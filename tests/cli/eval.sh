@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# `strata eval` on the embedded default plan: table, --json (every contract key of
+# DESIGN.md section 3) and --csv.
+. "$(dirname "$0")/_lib.sh"
+
+st eval
+expect_rc "eval default: exit 0" 0
+out_has "eval default: table shows MFU" "MFU"
+out_has "eval default: table shows the step time" "step time"
+check "eval default: nothing on stderr" [ ! -s "$ERR" ]
+
+# `strata` with no command shows the same plan (the explorer's batch fallback)
+st eval
+cp "$OUT" "$T/eval.txt"
+st
+check "strata without a command: exit 0 and the same output" eval '[ "$RC" -eq 0 ] && cmp -s "$OUT" "$T/eval.txt"'
+
+st eval --json
+expect_rc "eval --json: exit 0" 0
+if python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$OUT" 2>"$T/pyerr"; then
+    pass "eval --json: output parses as JSON"
+else
+    fail "eval --json: output parses as JSON" "$(head -c 300 "$T/pyerr")"
+fi
+# every key of the contract with the right type; prints one line per missing/mistyped key
+python3 - "$OUT" >"$T/keys" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+num = (int, float)
+def get(path):
+    x = d
+    for k in path.split("."):
+        if not isinstance(x, dict) or k not in x:
+            return KeyError
+        x = x[k]
+    return x
+want = {
+    "memory.peak_gib": num, "memory.budget_gib": num, "memory.fits": bool,
+    "memory.stages": list, "time.step_s": num, "time.compute_s": num, "time.bubble_s": num,
+    "time.comm_exposed_s": num, "time.tp_s": num, "time.cp_s": num, "time.ep_s": num,
+    "time.pp_s": num, "time.dp_s": num, "throughput.tokens_per_s": num,
+    "throughput.mfu": num, "throughput.hfu": num, "strategy": dict,
+}
+for k in ["dp", "tp", "pp", "vpp", "cp", "ep", "etp", "zero", "micro_batch", "global_batch", "seq_length"]:
+    want["strategy." + k] = int
+for k in ["recompute", "schedule", "precision"]:
+    want["strategy." + k] = str
+want["strategy.sp"] = bool
+for path, t in want.items():
+    v = get(path)
+    if v is KeyError:
+        print("missing", path)
+    elif not isinstance(v, t) or (t is num and isinstance(v, bool)):
+        print("wrong type", path, type(v).__name__)
+stages = get("memory.stages")
+if isinstance(stages, list):
+    if len(stages) != d["strategy"]["pp"]:
+        print("memory.stages has", len(stages), "entries, pp is", d["strategy"]["pp"])
+    for i, s in enumerate(stages):
+        for k in ["stage", "weights_gib", "grads_gib", "optimizer_gib", "activations_gib",
+                  "buffers_gib", "total_gib"]:
+            if k not in s or not isinstance(s[k], num) or isinstance(s[k], bool):
+                print("missing or non-numeric memory.stages[%d].%s" % (i, k))
+        if s.get("stage") != i:
+            print("memory.stages[%d].stage is %r" % (i, s.get("stage")))
+        parts = sum(s.get(k, 0) for k in ["weights_gib", "grads_gib", "optimizer_gib",
+                                           "activations_gib", "buffers_gib"])
+        if abs(parts - s.get("total_gib", 0)) > 1e-6 * max(1, parts):
+            print("memory.stages[%d]: components sum to %g, total_gib %g" % (i, parts, s.get("total_gib")))
+PY
+if [ -s "$T/keys" ]; then
+    fail "eval --json: every contract key present with its type" "$(tr '\n' ';' <"$T/keys" | head -c 600)"
+else
+    pass "eval --json: every contract key present with its type"
+fi
+# the numbers agree with each other
+python3 - "$OUT" >"$T/rel" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t, m, s, th = d["time"], d["memory"], d["strategy"], d["throughput"]
+def near(a, b, what):
+    if abs(a - b) > 1e-6 * max(abs(a), abs(b)):
+        print(what, a, b)
+near(t["comm_exposed_s"], t["tp_s"] + t["cp_s"] + t["ep_s"] + t["pp_s"] + t["dp_s"], "comm_exposed != sum of kinds")
+near(th["tokens_per_s"], s["global_batch"] * s["seq_length"] / t["step_s"], "tokens/s != gbs*seq/step")
+near(m["peak_gib"], max(x["total_gib"] for x in m["stages"]), "peak != max stage total")
+if not (0 < th["mfu"] <= th["hfu"] < 1):
+    print("mfu/hfu out of range", th["mfu"], th["hfu"])
+if m["fits"] != (m["peak_gib"] <= m["budget_gib"]):
+    print("fits inconsistent with peak and budget")
+PY
+if [ -s "$T/rel" ]; then
+    fail "eval --json: totals consistent (comm sum, tokens/s, peak, fits, 0 < mfu <= hfu < 1)" "$(tr '\n' ';' <"$T/rel")"
+else
+    pass "eval --json: totals consistent (comm sum, tokens/s, peak, fits, 0 < mfu <= hfu < 1)"
+fi
+
+st eval --csv
+expect_rc "eval --csv: exit 0" 0
+python3 - "$OUT" >"$T/csv" 2>&1 <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+if len(rows) != 2:
+    print("want a header and one row, got %d lines" % len(rows))
+else:
+    h, r = rows
+    if len(h) != len(r):
+        print("header has %d fields, row %d" % (len(h), len(r)))
+    for k in ["step_s", "peak_gib", "mfu", "tokens_per_s", "tp", "pp", "dp"]:
+        if k not in h:
+            print("header lacks", k)
+    row = dict(zip(h, r))
+    try:
+        if float(row["step_s"]) <= 0:
+            print("step_s not positive")
+    except (KeyError, ValueError) as e:
+        print("step_s unreadable", e)
+PY
+if [ -s "$T/csv" ]; then
+    fail "eval --csv: a header and one row of the same width" "$(tr '\n' ';' <"$T/csv")"
+else
+    pass "eval --csv: a header and one row of the same width"
+fi
+
+# options override the plan; dp is re-derived from the devices
+st eval --tp 4 --pp 2 --json
+check "eval --tp 4 --pp 2: exit 0, dp re-derived as 512/8 = 64" \
+    python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["strategy"]; sys.exit(not (s["tp"]==4 and s["pp"]==2 and s["dp"]==64))' "$OUT"
+st eval --tp=4 --pp=2 --json
+check "eval --tp=4 form: same as --tp 4" \
+    python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["strategy"]; sys.exit(not (s["tp"]==4 and s["dp"]==64))' "$OUT"
+# a plan file given explicitly
+st eval tests/golden/dense.yaml --csv
+expect_rc "eval PLAN --csv: exit 0" 0
+st --version
+check "strata --version: exit 0, prints a version" eval '[ "$RC" -eq 0 ] && grep -q "^strata [0-9]" "$OUT"'
+st --help
+check "strata --help: exit 0, shows usage and exit status" eval '[ "$RC" -eq 0 ] && grep -q "usage" "$OUT" && grep -q "exit status" "$OUT"'

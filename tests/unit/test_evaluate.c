@@ -1,0 +1,526 @@
+/* Unit tests for src/core/evaluate.c: per-layer activation memory against Korthikanti et al.
+ * 2022 (arXiv 2205.05198) Table 2, model-state bytes per ZeRO level, in-flight micro-batches
+ * per pipeline schedule, the composition of the step time, and the validity rules.
+ *
+ * The cluster is built here with an explicit efficiency block, so recalibrating the cluster
+ * presets cannot change any number these tests compare exactly. */
+#include "check.h"
+#include "core/cluster.h"
+#include "core/evaluate.h"
+#include "core/model.h"
+#include "core/strategy.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static eval_result res, res2; /* large: keep them off the stack */
+
+/* printf-style check name */
+static const char *nm(const char *fmt, ...)
+{
+	static char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+/* An A100-80GB-like cluster of 8-GPU nodes with every efficiency constant fixed. */
+static cluster_t fixed_cluster(void)
+{
+	cluster_t c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.name, sizeof c.name, "fixed test cluster");
+	snprintf(c.device, sizeof c.device, "TEST-80GB");
+	c.mem_gib = 80;
+	c.peak_tflops[PREC_BF16] = 312;
+	c.peak_tflops[PREC_FP16] = 312;
+	c.peak_tflops[PREC_FP8] = 0;
+	c.hbm_gbps = 2039;
+	c.node_devices = 8;
+	c.node_gbps = 300;
+	c.net_gbps = 25;
+	c.net_lat_us = 5;
+	c.eff = (cluster_eff){
+		.gemm = 0.6, .gemm_half = 64, .fp8_gemm = 0.4, .flash = 0.4, .grouped_gemm = 0.7,
+		.hbm = 0.7, .coll_intra = 0.8, .coll_inter = 0.8, .dp_overlap = 0.8, .tp_overlap = 0.6,
+		.layer_us = 20, .reserve_gib = 4, .context_gib = 0.6, .alloc_frag = 0.08,
+	};
+	c.eff_set = 1;
+	return c;
+}
+
+static void build(model_t *m, const model_config *c)
+{
+	char why[256];
+	if (model_from_config(m, c, why, sizeof why)) {
+		printf("  model_from_config: %s\n", why);
+		exit(1);
+	}
+}
+
+/* GPT-3 175B as in Korthikanti et al. 2022 Table 1/2: h=12288, a=96, 96 layers, vocab 51200,
+ * GELU MLP of 4h, dropout 0.1 on attention probabilities and hidden states. */
+static void gpt3(model_t *m)
+{
+	model_config c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.name, sizeof c.name, "GPT-3 175B");
+	c.hidden = 12288;
+	c.ffn = 4 * 12288;
+	c.layers = 96;
+	c.heads = 96;
+	c.kv_heads = 96;
+	c.vocab = 51200;
+	c.tied = true;
+	c.hidden_dropout = 0.1;
+	c.attention_dropout = 0.1;
+	build(m, &c);
+}
+
+/* A Llama-3-8B-shaped dense model (SwiGLU, GQA 32/8, untied), no dropout. */
+static void llama8b(model_t *m)
+{
+	model_config c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.name, sizeof c.name, "llama-like 8B");
+	c.hidden = 4096;
+	c.ffn = 14336;
+	c.layers = 32;
+	c.heads = 32;
+	c.kv_heads = 8;
+	c.vocab = 128256;
+	c.gated = true;
+	build(m, &c);
+}
+
+/* A Mixtral-8x7B-shaped MoE (8 experts, top-2). */
+static void mixtral(model_t *m)
+{
+	model_config c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.name, sizeof c.name, "mixtral-like");
+	c.hidden = 4096;
+	c.ffn = 14336;
+	c.layers = 32;
+	c.heads = 32;
+	c.kv_heads = 8;
+	c.vocab = 32000;
+	c.gated = true;
+	c.experts = 8;
+	c.topk = 2;
+	build(m, &c);
+}
+
+static strategy_t strat(int dp, int tp, int pp, int gbs, int seq)
+{
+	strategy_t s = strat_default();
+	s.dp = dp;
+	s.tp = tp;
+	s.pp = pp;
+	s.global_batch = gbs;
+	s.seq = seq;
+	return s;
+}
+
+static int run(const model_t *m, const cluster_t *c, int devices, const strategy_t *s, double budget,
+		eval_result *r, const char *what)
+{
+	if (eval_run(m, c, devices, s, budget, r)) {
+		printf("  %s: rejected: %s\n", what, r->why);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- Korthikanti et al. 2022, Table 2: activation bytes per layer ---------------------------
+ * s = 2048, b = 1, h = 12288, a = 96, t = 8; 16-bit activations, 1-byte dropout masks. */
+static void test_korthikanti(void)
+{
+	model_t m;
+	cluster_t c = fixed_cluster();
+	gpt3(&m);
+	const double s = 2048, b = 1, h = 12288, a = 96, t = 8;
+	const double sbh = s * b * h;
+	strategy_t st = strat(1, 1, 1, 1, 2048);
+	st.flash = false;
+	st.sp = false;
+
+	/* no parallelism: sbh(34 + 5as/h) */
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_NONE), sbh * (34 + 5 * a * s / h), 1e-12,
+			"korthikanti: no parallelism sbh(34 + 5as/h)");
+	/* tensor parallel, no sequence parallel: sbh(10 + 24/t + 5as/(ht)) */
+	st.tp = 8;
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_NONE), sbh * (10 + 24 / t + 5 * a * s / (h * t)),
+			1e-12, "korthikanti: TP8 without SP sbh(10 + 24/t + 5as/(ht))");
+	/* tensor + sequence parallel: sbh/t (34 + 5as/h) */
+	st.sp = true;
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_NONE), sbh / t * (34 + 5 * a * s / h), 1e-12,
+			"korthikanti: TP8+SP sbh/t(34 + 5as/h)");
+	/* + selective recompute of the attention core: exactly 34 sbh/t */
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_SELECTIVE), 34 * sbh / t, 1e-12,
+			"korthikanti: TP8+SP+selective 34 sbh/t");
+	/* full recompute keeps only the layer input: 2 sbh/t with SP */
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_FULL), 2 * sbh / t, 1e-12,
+			"korthikanti: full recompute with SP 2 sbh/t");
+	/* full recompute without SP keeps the whole input on every TP rank: 2 sbh */
+	st.sp = false;
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_FULL), 2 * sbh, 1e-12,
+			"korthikanti: full recompute without SP 2 sbh");
+	/* Table 2 in numbers (per layer, GPT-3 175B, t = 8 with SP): 34 sbh/t = 106,954,752 B */
+	st.sp = true;
+	CHECK(eval_layer_activation(&m, &c, &st, 0, RC_SELECTIVE) == 106954752.0,
+			"korthikanti: selective = 106,954,752 bytes per layer");
+
+	/* context parallelism splits the sequence: activations halve with cp = 2 */
+	double one = eval_layer_activation(&m, &c, &st, 0, RC_NONE);
+	st.cp = 2;
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_NONE), one / 2, 1e-12,
+			"activation: cp=2 halves a layer's activations");
+	st.cp = 1;
+
+	/* flash attention stores no s^2 score matrix: activations grow linearly with s and
+	 * selective recompute has nothing left to drop */
+	st.flash = true;
+	double f2k = eval_layer_activation(&m, &c, &st, 0, RC_NONE);
+	CHECK(f2k < one, "activation: flash attention stores less than the unfused core");
+	CHECK(eval_layer_activation(&m, &c, &st, 0, RC_SELECTIVE) == f2k,
+			"activation: with flash, selective == none");
+	st.seq = 4096;
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_NONE), 2 * f2k, 1e-12,
+			"activation: with flash, doubling s doubles activations (no s^2 term)");
+	/* micro-batch size scales linearly */
+	st.seq = 2048;
+	st.micro_batch = 4;
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_NONE), 4 * f2k, 1e-12,
+			"activation: micro-batch 4 = 4x micro-batch 1");
+
+	/* bad arguments give -1 */
+	st.micro_batch = 1;
+	CHECK(eval_layer_activation(&m, &c, &st, 5, RC_NONE) == -1, "activation: unknown kind -> -1");
+	CHECK(eval_layer_activation(&m, &c, &st, 0, RC_COUNT) == -1, "activation: unknown mode -> -1");
+	st.tp = 0;
+	CHECK(eval_layer_activation(&m, &c, &st, 0, RC_NONE) == -1, "activation: tp=0 -> -1");
+}
+
+/* ---- model states per ZeRO level (Megatron theoretical_memory_usage.py; ZeRO paper):
+ * bf16 weights 2 B, fp32 gradients 4 B, fp32 master + Adam m, v 12 B per parameter;
+ * ZeRO-1 shards the 12 B over d, ZeRO-2 also the gradients, ZeRO-3 everything (fp32 master
+ * shard 4 + gradient 4 + Adam 8 = 16 B / d). */
+static void test_zero(void)
+{
+	model_t m;
+	cluster_t c = fixed_cluster();
+	llama8b(&m);
+	/* pp = 1, tp = 1: one device holds the whole model. The final norm (h params) is not
+	 * counted per stage: a 5e-7 relative difference, inside the 1e-6 tolerance. */
+	const double P = model_total_params(&m, false);
+	strategy_t s = strat(8, 1, 1, 8, 4096);
+
+	s.zero = 0;
+	if (!run(&m, &c, 8, &s, 1e5, &res, "zero0")) {
+		CHECK_NEAR(res.mem[0].weights, 2 * P, 1e-6, "zero0: weights 2 B/param");
+		CHECK_NEAR(res.mem[0].grads, 4 * P, 1e-6, "zero0: gradients 4 B/param");
+		CHECK_NEAR(res.mem[0].optimizer, 12 * P, 1e-6, "zero0: optimizer 12 B/param");
+	}
+	s.zero = 1;
+	if (!run(&m, &c, 8, &s, 1e5, &res, "zero1")) {
+		CHECK_NEAR(res.mem[0].weights, 2 * P, 1e-6, "zero1: weights 2 B/param");
+		CHECK_NEAR(res.mem[0].grads, 4 * P, 1e-6, "zero1: gradients 4 B/param");
+		CHECK_NEAR(res.mem[0].optimizer, 12 * P / 8, 1e-6, "zero1: optimizer 12/d B/param (d=8)");
+	}
+	s.zero = 2;
+	if (!run(&m, &c, 8, &s, 1e5, &res, "zero2")) {
+		CHECK_NEAR(res.mem[0].grads, 4 * P / 8, 1e-6, "zero2: gradients 4/d B/param");
+		CHECK_NEAR(res.mem[0].optimizer, 12 * P / 8, 1e-6, "zero2: optimizer 12/d B/param");
+	}
+	s.zero = 3;
+	if (!run(&m, &c, 8, &s, 1e5, &res, "zero3 d=8")) {
+		const eval_mem *e = &res.mem[0];
+		CHECK_NEAR(e->weights + e->grads + e->optimizer, 16 * P / 8, 1e-6,
+				"zero3: all model states 16/d B/param (d=8)");
+		/* doubling dp halves every model-state component */
+		strategy_t s16 = strat(16, 1, 1, 16, 4096);
+		s16.zero = 3;
+		if (!run(&m, &c, 16, &s16, 1e5, &res2, "zero3 d=16")) {
+			CHECK_NEAR(res2.mem[0].weights, e->weights / 2, 1e-12, "zero3: weights / dp");
+			CHECK_NEAR(res2.mem[0].grads, e->grads / 2, 1e-12, "zero3: gradients / dp");
+			CHECK_NEAR(res2.mem[0].optimizer, e->optimizer / 2, 1e-12, "zero3: optimizer / dp");
+			CHECK(res2.mem[0].activations == e->activations,
+					"zero3: activations do not depend on dp");
+		}
+	}
+	/* ZeRO-1 with cp: the optimizer is sharded over dp*cp */
+	s = strat(4, 1, 1, 4, 4096);
+	s.cp = 2;
+	s.zero = 1;
+	if (!run(&m, &c, 8, &s, 1e5, &res, "zero1 cp2"))
+		CHECK_NEAR(res.mem[0].optimizer, 12 * P / 8, 1e-6, "zero1: optimizer sharded over dp*cp");
+	/* tp = 2: matrices split, so model states nearly halve */
+	s = strat(4, 2, 1, 4, 4096);
+	s.zero = 1;
+	if (!run(&m, &c, 8, &s, 1e5, &res, "tp2")) {
+		CHECK(res.mem[0].weights < P * 2 / 2 * 1.001 && res.mem[0].weights > P * 2 / 2 * 0.999,
+				"tp2: weights ~ 2P/tp (norms replicated)");
+	}
+}
+
+/* ---- in-flight micro-batches per schedule (Megatron 1F1B / interleaved, GPipe) ------------- */
+static void test_schedules(void)
+{
+	model_t m;
+	cluster_t c = fixed_cluster();
+	llama8b(&m);
+	const int p = 4;
+	strategy_t s = strat(2, 1, p, 16, 4096); /* 8 micro-batches per replica */
+	s.recompute = RC_SELECTIVE;
+
+	if (!run(&m, &c, 8, &s, 1e5, &res, "1f1b"))
+		return;
+	CHECK(res.microbatches == 8, "1f1b: 8 micro-batches");
+	CHECK(res.mem[0].inflight == p, "1f1b: stage 0 holds p micro-batches");
+	CHECK(res.mem[1].inflight == p - 1, "1f1b: stage 1 holds p-1");
+	CHECK(res.mem[p - 1].inflight == 1, "1f1b: last stage holds one micro-batch");
+	CHECK(res.mem[0].layers == 8 && res.mem[3].layers == 8, "1f1b: 32 layers split 8 per stage");
+	/* stage 0 activations: p x (8 layers x per-layer + the embedding's 8bs bytes of token ids
+	 * and loss mask); with no dropout nothing else is stored per micro-batch */
+	double act = eval_layer_activation(&m, &c, &s, 0, RC_SELECTIVE);
+	CHECK_NEAR(res.mem[0].activations, p * (8 * act + 8.0 * s.micro_batch * s.seq), 1e-12,
+			"1f1b: stage 0 activations = p x (layers x per-layer + 8bs)");
+	/* stages 1 and 2 have neither embedding nor head: exact multiples of one micro-batch */
+	CHECK_NEAR(res.mem[1].activations, 3 * 8 * act, 1e-12, "1f1b: stage 1 activations = 3 x 8 layers");
+	CHECK_NEAR(res.mem[2].activations, 2 * 8 * act, 1e-12, "1f1b: stage 2 activations = 2 x 8 layers");
+	CHECK(res.peak_stage == 0, "1f1b: stage 0 is the memory peak");
+	double a1f1b = res.mem[0].activations;
+
+	/* interleaved with v chunks: stage 0 holds p(1 + (p-1)/(pv)) micro-batches' worth */
+	s.schedule = SCHED_INTERLEAVED;
+	s.vpp = 2;
+	if (!run(&m, &c, 8, &s, 1e5, &res, "interleaved"))
+		return;
+	CHECK_NEAR(res.mem[0].inflight, p * (1 + (p - 1.0) / (p * 2)), 1e-12,
+			"interleaved: stage 0 factor 1 + (p-1)/(pv)");
+	CHECK(res.mem[0].activations > a1f1b, "interleaved: stage 0 holds more than 1F1B");
+	CHECK(res.chunks == 8 && res.mem[0].layers == 8, "interleaved: 8 chunks of 4 layers, 8 per stage");
+
+	/* GPipe keeps all m micro-batches on every stage */
+	s.schedule = SCHED_GPIPE;
+	s.vpp = 1;
+	if (!run(&m, &c, 8, &s, 1e5, &res, "gpipe"))
+		return;
+	int ok = 1;
+	for (int i = 0; i < p; i++)
+		ok &= res.mem[i].inflight == 8;
+	CHECK(ok, "gpipe: every stage holds m micro-batches");
+	CHECK_NEAR(res.mem[1].activations, 8 * 8 * act, 1e-12, "gpipe: stage 1 activations = m x 8 layers");
+
+	/* fewer micro-batches than stages: 1F1B cannot hold more than m */
+	s = strat(2, 1, p, 4, 4096); /* 2 micro-batches */
+	if (!run(&m, &c, 8, &s, 1e5, &res, "1f1b m<p"))
+		return;
+	CHECK(res.mem[0].inflight == 2, "1f1b: in-flight capped at m when m < p");
+}
+
+/* ---- step time composition and throughput ------------------------------------------------- */
+static void test_time(void)
+{
+	model_t m;
+	cluster_t c = fixed_cluster();
+	llama8b(&m);
+	strategy_t s = strat(2, 2, 4, 32, 4096); /* 16 devices, 16 micro-batches */
+	s.recompute = RC_FULL;
+	s.zero = 1;
+	if (run(&m, &c, 16, &s, 0, &res, "time"))
+		return;
+	double parts = res.compute + res.recompute + res.bubble + res.optimizer + res.comm_exposed;
+	CHECK_NEAR(parts, res.step, 1e-9, "time: compute+recompute+bubble+optimizer+comm_exposed == step");
+	CHECK_NEAR(res.tp + res.cp + res.ep + res.pp + res.dp, res.comm_exposed, 1e-9,
+			"time: comm_exposed = tp + cp + ep + pp + dp");
+	CHECK(res.compute > 0 && res.recompute > 0 && res.bubble > 0 && res.tp > 0 && res.pp > 0,
+			"time: full recompute, TP and PP all cost something");
+	CHECK(res.cp == 0 && res.ep == 0, "time: no cp/ep time without cp/ep");
+	CHECK(res.mfu > 0 && res.mfu < 1, "time: MFU in (0, 1)");
+	CHECK(res.hfu > res.mfu && res.hfu < 1, "time: HFU > MFU under full recompute, < 1");
+	CHECK_NEAR(res.tokens_per_s, 32.0 * 4096 / res.step, 1e-12, "time: tokens/s = gbs * seq / step");
+	/* MFU by definition: model FLOPs / (step * devices * peak) */
+	CHECK_NEAR(res.mfu, res.model_flops / (res.step * 16 * 312e12), 1e-12, "time: MFU definition");
+	/* model FLOPs per step ~ 6 * params * tokens + attention (Narayanan et al. 2021): with
+	 * s=4096 attention adds ~ 6*L*s*h/(6P) ~ 10%, so the ratio lies in [1.0, 1.3] */
+	double six = 6 * model_total_params(&m, false) * 32 * 4096;
+	CHECK(res.model_flops > six * 1.0 && res.model_flops < six * 1.3, "time: model FLOPs ~ 6 N tokens (+attention)");
+	CHECK_NEAR(res.budget_bytes, 76 * GIB, 1e-12, "time: default budget = memory - reserve_gib");
+
+	/* the budget only decides `fits`, never the time */
+	double step = res.step;
+	if (!run(&m, &c, 16, &s, 1.0, &res2, "budget 1 GiB")) {
+		CHECK(res2.step == step, "budget: a 1 GiB budget leaves the time unchanged");
+		CHECK(!res2.fits && res.fits, "budget: 1 GiB does not fit, the default does");
+	}
+	if (!run(&m, &c, 16, &s, 1e5, &res2, "budget 1e5 GiB"))
+		CHECK(res2.step == step && res2.fits, "budget: a huge budget leaves the time unchanged");
+
+	/* doubling the global batch at the same micro-batch doubles the per-micro-batch part;
+	 * bubble, optimizer and exposed DP reduction are per step */
+	strategy_t s2 = s;
+	s2.global_batch = 64;
+	if (!run(&m, &c, 16, &s2, 0, &res2, "gbs 64")) {
+		double lin1 = res.step - res.bubble - res.optimizer - res.dp;
+		double lin2 = res2.step - res2.bubble - res2.optimizer - res2.dp;
+		CHECK_NEAR(lin2, 2 * lin1, 1e-9, "batch: per-micro-batch time exactly doubles with gbs");
+		double r = (res2.step - res2.bubble) / (res.step - res.bubble);
+		CHECK(r > 1.9 && r < 2.05, "batch: step minus bubble roughly doubles");
+		CHECK(res2.bubble == res.bubble, "batch: the 1F1B bubble does not grow with m");
+		CHECK(res2.tokens_per_s > res.tokens_per_s, "batch: more micro-batches, higher throughput");
+	}
+
+	/* more recomputation never makes a step faster */
+	s2 = s;
+	s2.recompute = RC_NONE;
+	if (!run(&m, &c, 16, &s2, 0, &res2, "recompute none")) {
+		CHECK(res2.step < step && res2.recompute == 0, "recompute: none is faster than full");
+		CHECK_NEAR(res2.mfu / res2.hfu, 1, 1e-12, "recompute: MFU == HFU without recompute");
+		CHECK(res2.peak_bytes > res.peak_bytes, "recompute: none needs more memory than full");
+	}
+}
+
+/* TP spanning two 8-GPU nodes runs its all-reduces over the network: slower per micro-batch
+ * than TP inside a node, although the volume per rank barely changes. */
+static void test_tp_across_nodes(void)
+{
+	model_t m;
+	cluster_t c = fixed_cluster();
+	llama8b(&m);
+	strategy_t s8 = strat(4, 8, 1, 8, 4096), s16 = strat(2, 16, 1, 8, 4096);
+	if (run(&m, &c, 32, &s8, 0, &res, "tp8") || run(&m, &c, 32, &s16, 0, &res2, "tp16"))
+		return;
+	double per8 = res.st[0].tp, per16 = res2.st[0].tp; /* TP seconds per micro-batch */
+	CHECK(per8 > 0 && per16 > per8, "tp across nodes: tp=16 costs more TP time per micro-batch than tp=8");
+	CHECK(res2.tp / res2.microbatches > res.tp / res.microbatches,
+			"tp across nodes: also in the step totals per micro-batch");
+	/* same on a cluster with 16-GPU nodes: tp=16 fits in a node and costs about as tp=8 */
+	cluster_t big = c;
+	big.node_devices = 16;
+	if (!run(&m, &big, 32, &s16, 0, &res2, "tp16 in a 16-GPU node"))
+		CHECK(res2.st[0].tp < per16, "tp across nodes: tp=16 inside a 16-GPU node is cheaper");
+}
+
+/* ---- validity rules: each rejection names the rule that failed ----------------------------- */
+static void expect_reject(const model_t *m, const cluster_t *c, int devices, const strategy_t *s,
+		const char *needle, const char *name)
+{
+	int rc = eval_run(m, c, devices, s, 0, &res);
+	if (!CHECK(rc == -1 && !res.valid && strstr(res.why, needle), name))
+		printf("  rc %d, why \"%s\", want it to contain \"%s\"\n", rc, res.why, needle);
+}
+
+static void test_invalid(void)
+{
+	model_t m, moe;
+	cluster_t c = fixed_cluster();
+	llama8b(&m);
+	mixtral(&moe);
+	strategy_t s;
+
+	s = strat(1, 3, 1, 1, 4095 + 1);
+	s.sp = false;
+	expect_reject(&m, &c, 3, &s, "tp=3 does not divide 32 attention heads", "invalid: tp not dividing heads");
+	s = strat(1, 16, 1, 1, 4096); /* 32 heads ok, 8 kv heads divide 16 ok: valid */
+	CHECK(eval_run(&m, &c, 16, &s, 0, &res) == 0, "valid: tp=16 with 8 KV heads (replicated KV)");
+	s = strat(3, 1, 1, 3, 4096);
+	s.ep = 3;
+	expect_reject(&moe, &c, 3, &s, "ep=3 does not divide 8 experts", "invalid: ep not dividing experts");
+	s = strat(8, 1, 1, 24, 4096);
+	s.micro_batch = 2;
+	expect_reject(&m, &c, 8, &s, "not divisible by dp*micro_batch", "invalid: gbs not divisible by dp*mbs");
+	s = strat(2, 2, 1, 2, 4096);
+	expect_reject(&m, &c, 8, &s, "= 4 does not equal 8 devices", "invalid: degrees not multiplying to devices");
+	s = strat(8, 1, 1, 8, 4096);
+	s.zero = 4;
+	expect_reject(&m, &c, 8, &s, "zero must be 0, 1, 2 or 3", "invalid: zero=4");
+	s = strat(8, 1, 1, 8, 4096);
+	s.ep = 2;
+	expect_reject(&m, &c, 8, &s, "no experts", "invalid: ep on a dense model");
+	s = strat(2, 1, 4, 8, 4096);
+	s.vpp = 2;
+	expect_reject(&m, &c, 8, &s, "needs the interleaved schedule", "invalid: vpp without interleaved");
+	s = strat(8, 1, 1, 8, 4096);
+	s.vpp = 2;
+	s.schedule = SCHED_INTERLEAVED;
+	expect_reject(&m, &c, 8, &s, "needs pp > 1", "invalid: vpp with pp=1");
+	s = strat(2, 1, 4, 12, 4096); /* 6 micro-batches, pp=4 */
+	s.vpp = 2;
+	s.schedule = SCHED_INTERLEAVED;
+	expect_reject(&m, &c, 8, &s, "divisible by pp=4", "invalid: interleaved needs m divisible by pp");
+	s = strat(8, 1, 1, 8, 4096);
+	s.precision = PREC_FP8;
+	expect_reject(&m, &c, 8, &s, "fp8 is not supported", "invalid: fp8 on a device without an fp8 peak");
+	s = strat(1, 1, 64, 128, 4096);
+	expect_reject(&m, &c, 64, &s, "32 layers cannot fill 64 pipeline stages", "invalid: more stages than layers");
+	s = strat(4, 1, 1, 4, 4094);
+	s.cp = 2;
+	expect_reject(&m, &c, 8, &s, "divisible by 2*cp", "invalid: ring cp needs seq divisible by 2cp");
+	s = strat(4, 2, 1, 4, 4095);
+	expect_reject(&m, &c, 8, &s, "sequence parallelism needs", "invalid: SP needs seq divisible by tp");
+	s = strat(4, 1, 2, 8, 4096);
+	s.nchunks = 2;
+	s.chunk_layers[0] = 10;
+	s.chunk_layers[1] = 20;
+	expect_reject(&m, &c, 8, &s, "sum to 30, the model has 32 layers", "invalid: stage layers not summing to layers");
+	s = strat(0, 1, 1, 8, 4096);
+	expect_reject(&m, &c, 8, &s, "dp must be a positive integer", "invalid: dp=0");
+
+	/* a valid explicit stage split is used as given */
+	s = strat(4, 1, 2, 8, 4096);
+	s.nchunks = 2;
+	s.chunk_layers[0] = 12;
+	s.chunk_layers[1] = 20;
+	if (!run(&m, &c, 8, &s, 0, &res, "stage_layers 12/20"))
+		CHECK(res.mem[0].layers == 12 && res.mem[1].layers == 20, "stage layers: 12 + 20 used as given");
+	/* per-layer recompute ranges: full on every layer == recompute full */
+	s = strat(8, 1, 1, 8, 4096);
+	s.nranges = 1;
+	s.range[0] = (rc_range){0, 32, RC_FULL};
+	strategy_t sf = strat(8, 1, 1, 8, 4096);
+	sf.recompute = RC_FULL;
+	if (!run(&m, &c, 8, &s, 0, &res, "range full") && !run(&m, &c, 8, &sf, 0, &res2, "full"))
+		CHECK_NEAR(res.mem[0].activations, res2.mem[0].activations, 1e-12,
+				"recompute ranges: [0:32] full == recompute full");
+}
+
+/* ---- MoE: expert states sharded over EP, all-to-all time only with ep > 1 ------------------ */
+static void test_moe(void)
+{
+	model_t m;
+	cluster_t c = fixed_cluster();
+	mixtral(&m);
+	strategy_t s1 = strat(8, 1, 1, 8, 4096), s8 = s1;
+	s8.ep = 8;
+	s1.zero = s8.zero = 0;
+	if (run(&m, &c, 8, &s1, 1e5, &res, "moe ep1") || run(&m, &c, 8, &s8, 1e5, &res2, "moe ep8"))
+		return;
+	layer_params lp = model_layer_params(&m, 1);
+	double saved = 32 * lp.experts_routed * (1 - 1.0 / 8) * 2; /* bf16 weights */
+	CHECK_NEAR(res.mem[0].weights - res2.mem[0].weights, saved, 1e-9,
+			"moe: ep=8 keeps 1/8 of the routed expert weights");
+	CHECK(res.ep == 0 && res2.ep > 0, "moe: all-to-all time only with ep > 1");
+	CHECK_NEAR(res.params_active, model_active_params(&m), 1e-12, "moe: result reports active params");
+}
+
+int main(void)
+{
+	test_korthikanti();
+	test_zero();
+	test_schedules();
+	test_time();
+	test_tp_across_nodes();
+	test_invalid();
+	test_moe();
+	(void)nm;
+	return check_done();
+}

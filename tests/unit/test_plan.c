@@ -1,0 +1,358 @@
+/* Unit tests for src/io/plan.c: plan files (DESIGN.md section 3) with file:line:col errors,
+ * preset names, Hugging Face config.json models, inline models and clusters, per-layer
+ * recompute ranges and explicit stage splits, and plan_set (the command-line overrides).
+ * Runs from the repository root with STRATA_DATA pointing there. */
+#include "check.h"
+#include "core/cluster.h"
+#include "core/model.h"
+#include "io/paths.h"
+#include "io/plan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ERRLEN 1024
+
+static paths_t paths;
+static plan_t plan; /* large: keep it off the stack */
+
+/* printf-style check name */
+static const char *nm(const char *fmt, ...)
+{
+	static char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+static int load(const char *text, char *err)
+{
+	err[0] = 0;
+	return plan_load_text(&plan, text, "p.yaml", &paths, err, ERRLEN);
+}
+
+/* Loading TEXT must fail with a code in [lo, hi] and an error containing every needle
+ * (NULL-terminated list). */
+static void expect_error(const char *text, int lo, int hi, const char *name, ...)
+{
+	char err[ERRLEN];
+	int rc = load(text, err);
+	int ok = rc >= lo && rc <= hi;
+	va_list ap;
+	va_start(ap, name);
+	for (const char *needle; (needle = va_arg(ap, const char *));)
+		ok &= strstr(err, needle) != NULL;
+	va_end(ap);
+	if (!CHECK(ok, name))
+		printf("  rc %d, err \"%s\"\n", rc, err);
+}
+
+#define HEAD "model: llama3-8b\ncluster: dgx-h100\ndevices: 8\n"
+
+static void test_errors(void)
+{
+	/* a misspelt strategy key is an error that names the key, at its line and column */
+	expect_error(HEAD "strategy:\n  tp: 2\n  tpp: 2\n", 2, 2, "error: misspelt strategy key 'tpp' at 6:3",
+			"p.yaml:6:3:", "'tpp'", NULL);
+	/* same in flow style: the column of the key */
+	expect_error(HEAD "strategy: {tp: 2, tpp: 2}\n", 2, 2, "error: misspelt key in a flow mapping at 4:19",
+			"p.yaml:4:19:", "unknown strategy key 'tpp'", NULL);
+	/* a non-integer degree: reported at the value, naming the key and the text */
+	expect_error(HEAD "strategy:\n  tp: 2.5\n", 1, 2, "error: tp: 2.5 is not an integer, at 5:7",
+			"p.yaml:5:7:", "tp must be an integer", "2.5", NULL);
+	expect_error(HEAD "strategy:\n  tp: 0\n", 1, 2, "error: tp: 0 out of range, at 5:7",
+			"p.yaml:5:7:", "tp must be between 1", NULL);
+	expect_error(HEAD "strategy:\n  zero: 4\n", 1, 2, "error: zero: 4 out of range", "p.yaml:5:9:", "zero", NULL);
+	expect_error(HEAD "strategy:\n  recompute: partial\n", 1, 2, "error: unknown recompute mode lists the choices",
+			"p.yaml:5:14:", "none, selective, full", "partial", NULL);
+	expect_error(HEAD "strategy:\n  tp: [2]\n", 1, 2, "error: a list where a degree belongs", "p.yaml:5:7:",
+			"strategy.tp", NULL);
+	expect_error(HEAD "strategy: [tp, 2]\n", 1, 2, "error: strategy is not a mapping", "p.yaml:4:11:",
+			"strategy must be a mapping", NULL);
+	/* unknown preset names: exit class 2, at the reference */
+	expect_error("model: llama9\ncluster: dgx-h100\ndevices: 8\n", 2, 2, "error: unknown model preset",
+			"p.yaml:1:8:", "unknown model preset 'llama9'", NULL);
+	expect_error("model: llama3-8b\ncluster: dgx-z900\ndevices: 8\n", 2, 2, "error: unknown cluster preset",
+			"p.yaml:2:10:", "unknown cluster preset 'dgx-z900'", NULL);
+	/* missing keys */
+	expect_error("model: llama3-8b\ncluster: dgx-h100\n", 2, 2, "error: missing devices", "p.yaml:1:1:",
+			"missing 'devices'", NULL);
+	expect_error("cluster: dgx-h100\ndevices: 8\n", 2, 2, "error: missing model", "missing 'model'", NULL);
+	expect_error("model: llama3-8b\ndevices: 8\n", 2, 2, "error: missing cluster", "missing 'cluster'", NULL);
+	expect_error("model: llama3-8b\ncluster: dgx-h100\ndevices: 0\n", 1, 2, "error: devices: 0",
+			"p.yaml:3:10:", "devices", NULL);
+	expect_error("model: llama3-8b\ncluster: dgx-h100\ndevices: 8\nbudget_gib: .nan\n", 1, 2,
+			"error: NaN budget refused", "p.yaml:4:13:", "budget_gib", NULL);
+	/* YAML syntax errors carry the position libyaml reports */
+	expect_error("model: [llama3-8b\ncluster: x\n", 2, 2, "error: malformed YAML has file:line:col", "p.yaml:2:",
+			NULL);
+	expect_error("", 2, 2, "error: empty plan", "a plan must be a mapping", NULL);
+	expect_error("- a\n- b\n", 2, 2, "error: a list is not a plan", "p.yaml:1:1:", "a plan must be a mapping", NULL);
+	/* inline model errors name the key */
+	expect_error("model: {hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4}\n"
+			"cluster: dgx-h100\ndevices: 8\n", 2, 2, "error: inline model missing vocab_size",
+			"p.yaml:1:8:", "vocab_size", NULL);
+	expect_error("model: {hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, vocab_size: 10,"
+			" hidden_act: tanh}\ncluster: dgx-h100\ndevices: 8\n", 2, 2, "error: unknown hidden_act",
+			"hidden_act 'tanh'", NULL);
+	expect_error("model: {hidden_size: sixty, num_hidden_layers: 2, num_attention_heads: 4, vocab_size: 10}\n"
+			"cluster: dgx-h100\ndevices: 8\n", 2, 2, "error: non-integer hidden_size", "p.yaml:1:22:",
+			"hidden_size", NULL);
+	/* inline cluster errors */
+	expect_error("model: llama3-8b\ncluster: {device: {memory_gib: 80, peak_tflops: {bf16: 1}, hbm_gbps: 1},"
+			" node: {devices: 8, link_gbps: 1}}\ndevices: 8\n", 2, 2, "error: cluster missing network",
+			"missing 'network'", NULL);
+	expect_error("model: llama3-8b\ncluster: {device: {memory_gib: 80, peak_tflops: {bf16: 1}, hbm_gbps: 1},"
+			" node: {devices: 8, link_gbps: 1}, network: {link_gbps: 1},\n  efficiency: {gemm: 0.5, gemmm: 1}}\n"
+			"devices: 8\n", 2, 2, "error: unknown efficiency key named at its position", "p.yaml:3:27:",
+			"'gemmm'", NULL);
+	/* recompute_layers / stage_layers format errors */
+	expect_error(HEAD "strategy:\n  recompute_layers: {\"3:1\": full}\n", 1, 2, "error: empty recompute range",
+			"p.yaml:5:22:", "recompute_layers", NULL);
+	expect_error(HEAD "strategy:\n  stage_layers: [8, x]\n", 1, 2, "error: non-integer stage_layers entry",
+			"p.yaml:5:21:", "stage_layers", NULL);
+	expect_error(HEAD "strategy:\n  stage_layers: 8\n", 1, 2, "error: stage_layers not a list", "stage_layers",
+			NULL);
+	/* pins are "key=value" strings */
+	expect_error(HEAD "pins: [tp8]\n", 2, 2, "error: pin without '='", "p.yaml:4:8:", "key=value", NULL);
+
+	/* a file that does not exist: class 2, the message names the path */
+	char err[ERRLEN];
+	int rc = plan_load_file(&plan, "tests/no/such/plan.yaml", &paths, err, sizeof err);
+	if (!CHECK(rc == 2 && strstr(err, "tests/no/such/plan.yaml"), "error: missing file is class 2 and named"))
+		printf("  rc %d, err \"%s\"\n", rc, err);
+}
+
+static void test_good_plans(void)
+{
+	char err[ERRLEN];
+	int rc;
+
+	/* the embedded default plan */
+	rc = plan_load_text(&plan, plan_default_text, "(default)", &paths, err, sizeof err);
+	if (CHECK(rc == 0, "default plan: loads"))
+		CHECK(plan.devices == 512 && plan.strategy.tp == 8 && plan.strategy.pp == 4 && plan.model.layers == 80,
+				"default plan: Llama-3-70B on 512 devices, tp 8, pp 4");
+	else
+		printf("  %s\n", err);
+
+	/* every strategy key of the contract, and the ignored top-level keys of validation cases */
+	rc = load("id: case1\nsource: somewhere\nquality: A\nnotes: [x]\ninferred: {a: 1}\nunstated: [zero]\n"
+			"model: llama3-8b\ncluster: dgx-h100\ndevices: 16\n"
+			"strategy: {dp: 2, tp: 2, pp: 2, vpp: 2, cp: 2, ep: 1, etp: 1, sp: false, zero: 2,\n"
+			"  micro_batch: 2, global_batch: 64, seq_length: 2048, recompute: full,\n"
+			"  schedule: interleaved, precision: fp8, flash_attention: false, cp_kind: ulysses,\n"
+			"  tp_comm_overlap: true, vocab_parallel: false}\n"
+			"budget_gib: 70.5\n"
+			"pins: [\"tp=2\", \"layers[0:3].recompute=full\"]\n"
+			"expect: {step_time_s: 7.9, peak_mem_gib: 61.0, mem_convention: allocated}\n", err);
+	if (CHECK(rc == 0, "full plan: loads")) {
+		const strategy_t *s = &plan.strategy;
+		CHECK(s->dp == 2 && s->tp == 2 && s->pp == 2 && s->vpp == 2 && s->cp == 2 && s->ep == 1 && s->etp == 1,
+				"full plan: degrees");
+		CHECK(!s->sp && s->zero == 2 && s->micro_batch == 2 && s->global_batch == 64 && s->seq == 2048,
+				"full plan: sp, zero, batch, sequence");
+		CHECK(s->recompute == RC_FULL && s->schedule == SCHED_INTERLEAVED && s->precision == PREC_FP8 &&
+				!s->flash && s->cp_kind == CP_ULYSSES && s->tp_overlap && !s->vocab_parallel,
+				"full plan: enums and flags");
+		CHECK(plan.budget_gib == 70.5 && plan.devices == 16, "full plan: budget and devices");
+		CHECK(plan.npins == 2 && !strcmp(plan.pins[1], "layers[0:3].recompute=full"), "full plan: pins");
+		CHECK(plan.has_expect && plan.expect.step_time_s == 7.9 && plan.expect.peak_mem_gib == 61.0 &&
+				!strcmp(plan.expect.mem_convention, "allocated"), "full plan: expect block");
+		CHECK(!strcmp(plan.id, "case1") && !strcmp(plan.model_ref, "llama3-8b"), "full plan: id and model ref");
+	} else {
+		printf("  %s\n", err);
+	}
+
+	/* schedule aliases */
+	rc = load(HEAD "strategy: {schedule: 1f1b-interleaved}\n", err);
+	CHECK(rc == 0 && plan.strategy.schedule == SCHED_INTERLEAVED, "plan: schedule alias 1f1b-interleaved");
+	rc = load(HEAD "strategy: {schedule: zbv}\n", err);
+	CHECK(rc == 0 && plan.strategy.schedule == SCHED_ZBV, "plan: schedule alias zbv");
+	/* unset strategy keys keep the defaults (dp derived later) */
+	rc = load(HEAD, err);
+	CHECK(rc == 0 && plan.strategy.dp == 0 && plan.strategy.tp == 1 && plan.strategy.sp && plan.strategy.flash,
+			"plan: no strategy -> defaults (dp derived, tp 1, sp and flash on)");
+}
+
+/* recompute_layers {"lo:hi": mode} and stage_layers [counts] */
+static void test_ranges_and_stages(void)
+{
+	char err[ERRLEN];
+	int rc = load(HEAD "strategy:\n  pp: 4\n  recompute: selective\n"
+			"  recompute_layers: {\"0:3\": full, \"30:32\": none}\n"
+			"  stage_layers: [7, 9, 9, 7]\n", err);
+	if (!CHECK(rc == 0, "ranges: plan loads")) {
+		printf("  %s\n", err);
+		return;
+	}
+	const strategy_t *s = &plan.strategy;
+	CHECK(s->nranges == 2 && s->range[0].lo == 0 && s->range[0].hi == 3 && s->range[0].mode == RC_FULL &&
+			s->range[1].lo == 30 && s->range[1].hi == 32 && s->range[1].mode == RC_NONE,
+			"ranges: two recompute ranges [0:3) full, [30:32) none");
+	CHECK(strat_layer_recompute(s, 0) == RC_FULL && strat_layer_recompute(s, 2) == RC_FULL &&
+			strat_layer_recompute(s, 3) == RC_SELECTIVE && strat_layer_recompute(s, 31) == RC_NONE,
+			"ranges: per-layer modes (ranges override the default)");
+	CHECK(s->nchunks == 4 && s->chunk_layers[0] == 7 && s->chunk_layers[1] == 9 && s->chunk_layers[3] == 7,
+			"stages: stage_layers [7, 9, 9, 7]");
+	int lo, n;
+	strat_chunk_span(s, 32, 0, 2, &lo, &n);
+	CHECK(lo == 16 && n == 9, "stages: stage 2 starts at layer 16 with 9 layers");
+	char why[256];
+	strategy_t t = *s;
+	CHECK(strat_resolve(&t, plan.devices, why, sizeof why) == 0 &&
+			strat_validate(&t, &plan.model, &plan.cluster, plan.devices, why, sizeof why) == 0,
+			"stages: the plan validates");
+}
+
+/* Hugging Face config.json files load as models, directly or from a plan */
+static void test_hf(void)
+{
+	char err[ERRLEN];
+	model_t m;
+	int rc = plan_load_model(&m, "tests/fixtures/hf/llama3-8b.json", &paths, err, sizeof err);
+	if (CHECK(rc == 0, "hf: llama3-8b config.json loads"))
+		CHECK(m.hidden == 4096 && m.layers == 32 && m.kind[0].heads == 32 && m.kind[0].kv_heads == 8 &&
+				m.kind[0].ffn == 14336 && m.vocab == 128256 && m.gated && !m.tied,
+				"hf: llama3-8b fields (4096, 32 layers, 32/8 heads, 14336, 128256, silu, untied)");
+	else
+		printf("  %s\n", err);
+	rc = plan_load_model(&m, "tests/fixtures/hf/mixtral-8x7b.json", &paths, err, sizeof err);
+	CHECK(rc == 0 && m.kind[model_layer_kind(&m, 0)].experts == 8 && m.kind[model_layer_kind(&m, 0)].topk == 2,
+			"hf: mixtral num_local_experts 8, top-2");
+	rc = plan_load_model(&m, "tests/fixtures/hf/qwen2.5-72b.json", &paths, err, sizeof err);
+	CHECK(rc == 0 && m.qkv_bias && !m.biases, "hf: qwen2 model_type gives QKV biases only");
+	rc = plan_load_model(&m, "tests/fixtures/hf/deepseek-v3.json", &paths, err, sizeof err);
+	CHECK(rc == 0 && m.kind[0].attn == ATTN_MLA && m.mtp_layers == 1 && m.layers == 61,
+			"hf: deepseek-v3 MLA, 61 layers + 1 MTP");
+	rc = load("model: tests/fixtures/hf/llama3-8b.json\ncluster: dgx-h100\ndevices: 8\n", err);
+	CHECK(rc == 0 && plan.model.hidden == 4096, "hf: a plan may name a config.json path");
+	rc = plan_load_model(&m, "tests/fixtures/hf/none.json", &paths, err, sizeof err);
+	CHECK(rc == 2 && strstr(err, "none.json"), "hf: a missing config.json is class 2, named");
+}
+
+/* inline model and cluster mappings */
+static void test_inline(void)
+{
+	char err[ERRLEN];
+	int rc = load("model: {name: tiny, hidden_size: 64, intermediate_size: 256, num_hidden_layers: 2,\n"
+			"  num_attention_heads: 4, num_key_value_heads: 2, vocab_size: 100, hidden_act: silu,\n"
+			"  tie_word_embeddings: true}\n"
+			"cluster:\n"
+			"  name: Inline\n"
+			"  device: {name: Foo-1, memory_gib: 24, peak_tflops: {bf16: 100, fp16: 100, fp8: 0}, hbm_gbps: 1000}\n"
+			"  node: {devices: 4, link_gbps: 50}\n"
+			"  network: {link_gbps: 10, latency_us: 3}\n"
+			"  efficiency: {gemm: 0.5, gemm_half: 32, fp8_gemm: 0.3, flash: 0.3, grouped_gemm: 0.6, hbm: 0.6,\n"
+			"    coll_intra: 0.7, coll_inter: 0.6, dp_overlap: 0.5, tp_overlap: 0.4, layer_us: 10,\n"
+			"    reserve_gib: 2, context_gib: 0.5, alloc_frag: 0.1}\n"
+			"devices: 4\n", err);
+	if (!CHECK(rc == 0, "inline: model and cluster mappings load")) {
+		printf("  %s\n", err);
+		return;
+	}
+	/* tiny gated GQA tied model: 129600 parameters (see test_model.c) */
+	CHECK(model_total_params(&plan.model, false) == 129600, "inline: model counts 129600 params");
+	CHECK(!strcmp(plan.model.name, "tiny") && !strcmp(plan.model_ref, "(inline)"), "inline: model name and ref");
+	const cluster_t *c = &plan.cluster;
+	CHECK(!strcmp(c->name, "Inline") && !strcmp(c->device, "Foo-1") && c->mem_gib == 24 &&
+			c->peak_tflops[PREC_BF16] == 100 && c->hbm_gbps == 1000 && c->node_devices == 4 &&
+			c->node_gbps == 50 && c->net_gbps == 10 && c->net_lat_us == 3,
+			"inline: cluster numbers");
+	CHECK(c->eff_set && c->eff.gemm == 0.5 && c->eff.gemm_half == 32 && c->eff.fp8_gemm == 0.3 &&
+			c->eff.flash == 0.3 && c->eff.grouped_gemm == 0.6 && c->eff.hbm == 0.6 &&
+			c->eff.coll_intra == 0.7 && c->eff.coll_inter == 0.6 && c->eff.dp_overlap == 0.5 &&
+			c->eff.tp_overlap == 0.4 && c->eff.layer_us == 10 && c->eff.reserve_gib == 2 &&
+			c->eff.context_gib == 0.5 && c->eff.alloc_frag == 0.1,
+			"inline: all 14 efficiency constants read");
+
+	/* without an efficiency block, an unknown device family gets the neutral defaults */
+	rc = load("model: llama3-8b\n"
+			"cluster: {device: {name: Foo-1, memory_gib: 24, peak_tflops: {bf16: 100}, hbm_gbps: 1000},\n"
+			"  node: {devices: 4, link_gbps: 50}, network: {link_gbps: 10}}\n"
+			"devices: 4\n", err);
+	cluster_eff d = cluster_default_eff();
+	CHECK(rc == 0 && !plan.cluster.eff_set && !memcmp(&plan.cluster.eff, &d, sizeof d),
+			"inline: unknown family without efficiency -> neutral defaults");
+
+	/* a model file relative to the plan file's directory */
+	char dir[] = "/tmp/strata-plan-XXXXXX";
+	if (CHECK(mkdtemp(dir) != NULL, "relative: temp dir")) {
+		char mpath[128], ppath[128];
+		snprintf(mpath, sizeof mpath, "%s/m.yaml", dir);
+		snprintf(ppath, sizeof ppath, "%s/plan.yaml", dir);
+		FILE *f = fopen(mpath, "w");
+		if (f) {
+			fputs("hidden_size: 64\nintermediate_size: 256\nnum_hidden_layers: 2\nnum_attention_heads: 4\n"
+					"vocab_size: 100\nhidden_act: gelu\ntie_word_embeddings: false\n", f);
+			fclose(f);
+		}
+		f = fopen(ppath, "w");
+		if (f) {
+			fputs("model: m.yaml\ncluster: dgx-h100\ndevices: 8\n", f);
+			fclose(f);
+		}
+		rc = plan_load_file(&plan, ppath, &paths, err, sizeof err);
+		if (!CHECK(rc == 0 && model_total_params(&plan.model, false) == 111744,
+				"relative: model path resolved next to the plan file"))
+			printf("  rc %d: %s\n", rc, err);
+		unlink(mpath);
+		unlink(ppath);
+		rmdir(dir);
+	}
+}
+
+/* plan_set: the command-line overrides */
+static void test_plan_set(void)
+{
+	char err[ERRLEN];
+	if (load(HEAD, err)) {
+		CHECK(0, "plan_set: base plan loads");
+		return;
+	}
+	static const struct { const char *key, *val, *needle; } bad[] = {
+		{"tp", "0", "tp"}, {"tp", "-2", "tp"}, {"tp", "2.5", "integer"}, {"tp", "abc", "integer"},
+		{"tp", "", "tp"}, {"tp", "4611686018427387904", "between"}, {"pp", "99999999999999999999", "pp"},
+		{"zero", "4", "zero"}, {"zero", "-1", "zero"}, {"budget", "nan", "budget"}, {"budget", "-1", "budget"},
+		{"budget", "inf", "budget"}, {"budget", "0", "budget"}, {"budget", "12x", "budget"},
+		{"recompute", "partial", "none, selective, full"}, {"schedule", "2f2b", "gpipe"},
+		{"precision", "fp4", "bf16"}, {"sp", "maybe", "true or false"}, {"devices", "0", "devices"},
+		{"frobnicate", "1", "unknown strategy key 'frobnicate'"}, {"vpp", "2048", "vpp"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err[0] = 0;
+		int rc = plan_set(&plan, bad[i].key, bad[i].val, err, sizeof err);
+		if (!CHECK(rc == -1 && strstr(err, bad[i].needle), nm("plan_set: rejects %s=%s", bad[i].key, bad[i].val)))
+			printf("  rc %d, err \"%s\"\n", rc, err);
+	}
+	CHECK(plan.strategy.tp == 1 && plan.strategy.zero == 1 && plan.budget_gib == 0,
+			"plan_set: rejected values leave the plan unchanged");
+	CHECK(plan_set(&plan, "tp", "4", err, sizeof err) == 0 && plan.strategy.tp == 4, "plan_set: tp=4");
+	CHECK(plan_set(&plan, "mbs", "2", err, sizeof err) == 0 && plan.strategy.micro_batch == 2, "plan_set: mbs alias");
+	CHECK(plan_set(&plan, "budget", "70.5", err, sizeof err) == 0 && plan.budget_gib == 70.5, "plan_set: budget");
+	CHECK(plan_set(&plan, "sp", "false", err, sizeof err) == 0 && !plan.strategy.sp, "plan_set: sp=false");
+	CHECK(plan_set(&plan, "schedule", "zb-h1", err, sizeof err) == 0 && plan.strategy.schedule == SCHED_ZBH1,
+			"plan_set: schedule zb-h1");
+	CHECK(plan_set(&plan, "devices", "64", err, sizeof err) == 0 && plan.devices == 64, "plan_set: devices");
+}
+
+int main(void)
+{
+	char cwd[1024];
+	if (getcwd(cwd, sizeof cwd))
+		setenv("STRATA_DATA", cwd, 1);
+	paths_init(&paths, "strata");
+
+	test_errors();
+	test_good_plans();
+	test_ranges_and_stages();
+	test_hf();
+	test_inline();
+	test_plan_set();
+	return check_done();
+}
