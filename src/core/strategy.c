@@ -77,8 +77,13 @@ int strat_resolve(strategy_t *s, int devices, char *why, size_t n)
 			return why_f(why, n, "tp*pp*cp = %lld does not divide %d devices", mp, devices);
 		s->dp = (int)(devices / mp);
 	}
-	if (s->global_batch == 0 && s->dp > 0)
-		s->global_batch = s->dp * s->micro_batch * (s->pp > 1 ? 2 * s->pp : 1);
+	if (s->global_batch == 0 && s->dp > 0) {
+		/* default: enough micro-batches (2*pp) to keep the pipeline mostly busy */
+		long long gb = (long long)s->dp * s->micro_batch * (s->pp > 1 ? 2 * s->pp : 1);
+		if (gb > (1 << 30))
+			return why_f(why, n, "global_batch would default to %lld, over the 2^30 limit: set it explicitly", gb);
+		s->global_batch = (int)gb;
+	}
 	return 0;
 }
 

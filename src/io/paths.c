@@ -27,45 +27,51 @@ static void add(paths_t *p, const char *dir)
 	snprintf(p->dir[p->n++], sizeof p->dir[0], "%s", dir);
 }
 
+/* dst = a + b when it fits; -1 otherwise (paths longer than PATH_MAX are skipped). */
+static int join(char *dst, size_t n, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la + lb + 1 > n)
+		return -1;
+	memcpy(dst, a, la);
+	memcpy(dst + la, b, lb + 1);
+	return 0;
+}
+
 void paths_init(paths_t *p, const char *argv0)
 {
-	char buf[2048];
+	char buf[PATH_MAX];
 	p->n = 0;
 	add(p, getenv("STRATA_DATA"));
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	if (xdg && xdg[0]) {
-		snprintf(buf, sizeof buf, "%s/strata", xdg);
-		add(p, buf);
+		if (!join(buf, sizeof buf, xdg, "/strata"))
+			add(p, buf);
 	} else if (home && home[0]) {
-		snprintf(buf, sizeof buf, "%s/.config/strata", home);
-		add(p, buf);
+		if (!join(buf, sizeof buf, home, "/.config/strata"))
+			add(p, buf);
 	}
 	/* the directory of the executable: build/strata in a source tree, bin/strata when
 	 * installed under PREFIX */
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
+	if (n > 0)
 		exe[n] = 0;
-	} else if (argv0 && realpath(argv0, buf)) {
-		snprintf(exe, sizeof exe, "%s", buf);
-	} else {
+	else if (!argv0 || !realpath(argv0, exe))
 		exe[0] = 0;
-	}
 	char *slash = strrchr(exe, '/');
-	if (slash) {
-		*slash = 0;
-		snprintf(buf, sizeof buf, "%s/..", exe);
-		char real[PATH_MAX];
-		if (realpath(buf, real)) {
-			char probe[PATH_MAX + 32];
-			snprintf(probe, sizeof probe, "%s/presets", real);
-			struct stat st;
-			if (!stat(probe, &st))
-				add(p, real);
-			snprintf(probe, sizeof probe, "%s/share/strata", real);
-			add(p, probe);
-		}
-	}
+	if (!slash)
+		goto installed;
+	*slash = 0;
+	char real[PATH_MAX], probe[PATH_MAX];
+	struct stat st;
+	if (join(buf, sizeof buf, exe, "/..") || !realpath(buf, real))
+		goto installed;
+	if (!join(probe, sizeof probe, real, "/presets") && !stat(probe, &st))
+		add(p, real);
+	if (!join(probe, sizeof probe, real, "/share/strata"))
+		add(p, probe);
+installed:
 	add(p, STRATA_DATADIR);
 }
 

@@ -534,7 +534,7 @@ static int strategy_from_node(strategy_t *s, yctx *y, const yd_node *n)
 			/* {"0:3": full, "60:61": none} */
 			if (yd_kind_of(v) != YD_MAP) {
 				yd_errat(y->d, v, y->err, y->n, "recompute_layers must map \"lo:hi\" ranges to none|selective|full");
-				return 1;
+				return 2;
 			}
 			for (size_t j = 0; j < yd_len(v); j++) {
 				int lo, hi, mode = -1;
@@ -544,11 +544,11 @@ static int strategy_from_node(strategy_t *s, yctx *y, const yd_node *n)
 				if (parse_range(yd_key(v, j), &lo, &hi) || mode < 0) {
 					yd_errat(y->d, yd_keynode(v, j), y->err, y->n,
 							"recompute_layers entry must be \"lo:hi\": none|selective|full");
-					return 1;
+					return 2;
 				}
 				if (s->nranges >= STRAT_MAX_RANGES) {
 					yd_errat(y->d, yd_keynode(v, j), y->err, y->n, "at most %d recompute ranges", STRAT_MAX_RANGES);
-					return 1;
+					return 2;
 				}
 				s->range[s->nranges++] = (rc_range){lo, hi, (uint8_t)mode};
 			}
@@ -557,12 +557,12 @@ static int strategy_from_node(strategy_t *s, yctx *y, const yd_node *n)
 		if (!strcmp(k, "stage_layers")) {
 			if (yd_kind_of(v) != YD_SEQ || yd_len(v) == 0 || yd_len(v) > STRAT_MAX_CHUNKS) {
 				yd_errat(y->d, v, y->err, y->n, "stage_layers must be a list of up to %d layer counts", STRAT_MAX_CHUNKS);
-				return 1;
+				return 2;
 			}
 			for (size_t j = 0; j < yd_len(v); j++) {
 				long long x;
 				if (yd_long(y->d, yd_item(v, j), "stage_layers entry", 0, MODEL_MAX_LAYERS, &x, y->err, y->n))
-					return 1;
+					return 2;
 				s->chunk_layers[j] = (int16_t)x;
 			}
 			s->nchunks = (int)yd_len(v);
@@ -571,7 +571,7 @@ static int strategy_from_node(strategy_t *s, yctx *y, const yd_node *n)
 		const char *val = yd_str(v);
 		if (!val) {
 			yd_errat(y->d, v, y->err, y->n, "strategy.%s must be a single value", k);
-			return 1;
+			return 2;
 		}
 		int rc = strat_set(s, k, val, why, sizeof why);
 		if (rc) {
@@ -630,13 +630,13 @@ static int plan_from_doc(plan_t *p, yd_doc *d, const paths_t *paths, char *err, 
 			plan_family_eff(&p->cluster, paths);
 	}
 	if (y_int(&y, root, "devices", 1, 1 << 24, &p->devices))
-		return 1;
+		return 2;
 	if (!yd_get(root, "devices")) {
 		yd_errat(d, root, err, errlen, "plan is missing 'devices'");
 		return 2;
 	}
 	if (y_num(&y, root, "budget_gib", 0.001, 1e6, &p->budget_gib))
-		return 1;
+		return 2;
 	const yd_node *sn = yd_get(root, "strategy");
 	if (sn && (rc = strategy_from_node(&p->strategy, &y, sn)))
 		return rc;

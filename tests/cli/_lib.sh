@@ -39,7 +39,7 @@ st() {
     "$STRATA" "$@" >"$OUT" 2>"$ERR" </dev/null
     RC=$?
     if [ "$RC" -gt 2 ] || grep -Eq "$SAN_RE" "$ERR"; then
-        fail "no crash: strata $*" "exit $RC"
+        fail "no crash or sanitizer report: strata $*" "exit $RC"
         show "$ERR"
     fi
     return 0

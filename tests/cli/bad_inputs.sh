@@ -42,6 +42,12 @@ st eval $B/garbage.bin
 expect_rc "binary garbage: exit 2" 2
 err_re "binary garbage: message names the file and position" "garbage\.bin:[0-9]+:[0-9]+: "
 
+st eval tests/fixtures
+expect_rc "a directory as the plan: exit 2" 2
+err_has "a directory as the plan: says so" "Is a directory"
+st eval /dev/null
+expect_rc "/dev/null as the plan: exit 2" 2
+
 st eval $B/empty.yaml
 expect_rc "empty file: exit 2" 2
 err_has "empty file: says a plan must be a mapping" "empty.yaml: a plan must be a mapping"
@@ -106,29 +112,29 @@ err_has "-n 0: names devices" "devices must be between 1"
 # (plan.c treats a strategy value as content, not format). Either class is accepted here;
 # the position and the message are pinned. --------------------------------------------------
 st eval $B/tp-zero.yaml
-expect_rc "plan tp: 0: exit 1 or 2" "1|2"
+expect_rc "plan tp: 0: exit 2" "2"
 err_has "plan tp: 0: position and range" "tp-zero.yaml:4:16: strategy: tp must be between 1"
 st eval $B/tp-negative.yaml
-expect_rc "plan pp: -2: exit 1 or 2" "1|2"
+expect_rc "plan pp: -2: exit 2" "2"
 err_has "plan pp: -2: position and range" "tp-negative.yaml:4:16: strategy: pp must be between 1"
 st eval $B/tp-fraction.yaml
-expect_rc "plan tp: 2.5: exit 1 or 2" "1|2"
+expect_rc "plan tp: 2.5: exit 2" "2"
 err_has "plan tp: 2.5: position, 'must be an integer'" "tp-fraction.yaml:4:16: strategy: tp must be an integer (got '2.5')"
 st eval $B/tp-huge.yaml
-expect_rc "plan tp: 2^62: exit 1 or 2" "1|2"
+expect_rc "plan tp: 2^62: exit 2" "2"
 err_has "plan tp: 2^62: position and range" "tp-huge.yaml:4:16: strategy: tp must be between 1 and"
 st eval $B/budget-nan.yaml
-expect_rc "plan budget_gib: .nan: exit 1 or 2" "1|2"
+expect_rc "plan budget_gib: .nan: exit 2" "2"
 err_has "plan budget_gib: .nan: position and key" "budget-nan.yaml:4:13: budget_gib"
 
 # ---- well-formed but invalid: exit 1, the message names the failing rule -----------------
 st eval $B/product.yaml
 expect_rc "degrees not multiplying to devices: exit 1" 1
 err_has "degrees not multiplying to devices: names the product" "dp*tp*pp*cp = 2*2*2*1 = 8 does not equal 16 devices"
-st eval --dp 3
+st eval -n 512 --dp 3 --tp 8 --pp 4
 expect_rc "--dp 3 on 512 devices: exit 1" 1
 err_has "--dp 3 on 512 devices: names the product" "= 96 does not equal 512 devices"
-st eval --tp 3
+st eval -n 512 --tp 3 --pp 4
 expect_rc "--tp 3 (dp derived): exit 1" 1
 err_has "--tp 3 (dp derived): names tp*pp*cp and the devices" "tp*pp*cp = 12 does not divide 512 devices"
 st eval $B/heads-tp.yaml
@@ -140,19 +146,29 @@ err_has "experts not divisible by ep: says so" "ep=3 does not divide 8 experts"
 st eval $B/gbs-dp.yaml
 expect_rc "global batch not divisible by dp*mbs: exit 1" 1
 err_has "global batch not divisible by dp*mbs: says so" "global_batch=100 is not divisible by dp*micro_batch = 8*2 = 16"
-st eval --ep 2
+st eval -m llama3-8b -n 8 --tp 1 --pp 1 --gbs 8 --ep 2
 expect_rc "ep on a dense model: exit 1" 1
 err_has "ep on a dense model: says so" "no experts"
-st eval --schedule interleaved --vpp 3 --gbs 48 --dp 16
+st eval -n 64 --tp 8 --pp 4 --dp 2 --vpp 2 --schedule interleaved --gbs 6
 expect_rc "interleaved with micro-batches not divisible by pp: exit 1" 1
 err_has "interleaved with micro-batches not divisible by pp: says so" "divisible by pp=4"
-st eval --precision fp8 -c dgx-a100-80g
+st eval -m llama3-8b -c dgx-a100-80g -n 8 --tp 1 --pp 1 --gbs 8 --precision fp8
 expect_rc "fp8 on A100: exit 1" 1
 err_has "fp8 on A100: says the device has no fp8" "fp8 is not supported"
-st eval --json --dp 3
+st eval --json -n 512 --dp 3 --tp 8 --pp 4
 expect_rc "invalid with --json: exit 1" 1
 check "invalid with --json: stdout is JSON with valid=false and the error" \
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["valid"] is False and "does not equal" in d["error"]))' "$OUT"
+
+# derived global batch too large for an int: rejected (1 or 2), not undefined behaviour
+st eval $B/batch-overflow.yaml
+expect_rc "derived global batch overflowing int: exit 1" "1"
+err_has "derived global batch overflowing int: message names global_batch" "global_batch"
+
+# every bad fixture through `validate`: file errors reported per file, exit 2, no crash
+st validate $B
+expect_rc "validate over the bad fixtures: exit 2" 2
+err_has "validate over the bad fixtures: names a failing file with its position" "malformed.yaml:5:"
 
 # ---- infeasible: the whole result on stdout, exit 1, stderr names the stage and excess --
 st eval $B/no-fit.yaml

@@ -123,10 +123,10 @@ else
 fi
 
 # options override the plan; dp is re-derived from the devices
-st eval --tp 4 --pp 2 --json
+st eval -n 512 --tp 4 --pp 2 --json
 check "eval --tp 4 --pp 2: exit 0, dp re-derived as 512/8 = 64" \
     python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["strategy"]; sys.exit(not (s["tp"]==4 and s["pp"]==2 and s["dp"]==64))' "$OUT"
-st eval --tp=4 --pp=2 --json
+st eval --devices=512 --tp=4 --pp=2 --json
 check "eval --tp=4 form: same as --tp 4" \
     python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["strategy"]; sys.exit(not (s["tp"]==4 and s["dp"]==64))' "$OUT"
 # a plan file given explicitly
