@@ -347,8 +347,9 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 		case 0: wb = wbe = 2 + fp8w; gb = gbe = 4; ob = obe = 12; break;
 		case 1: wb = wbe = 2 + fp8w; gb = gbe = 4; ob = 12 / d_dense; obe = 12 / d_exp; break;
 		case 2: wb = wbe = 2 + fp8w; gb = 4 / d_dense; gbe = 4 / d_exp; ob = 12 / d_dense; obe = 12 / d_exp; break;
-		default: /* ZeRO-3/FSDP: the fp32 shard is the master copy; Adam m and v sharded */
-			wb = 4 / d_dense + fp8w; wbe = 4 / d_exp + fp8w; gb = 4 / d_dense; gbe = 4 / d_exp;
+		default: /* ZeRO-3/FSDP: the fp32 shard is the master copy; Adam m and v sharded;
+			 * fp8 casts happen per gathered layer, so no whole-model fp8 copy */
+			wb = 4 / d_dense; wbe = 4 / d_exp; gb = 4 / d_dense; gbe = 4 / d_exp;
 			ob = 8 / d_dense; obe = 8 / d_exp; break;
 		}
 	}
