@@ -2,16 +2,10 @@
  * Parameter formulas: Megatron-LM theoretical_memory_usage.py generalised to GQA, SwiGLU,
  * MoE (routed + shared experts, router) and MLA (DeepSeek-V2/V3 low-rank Q and KV). */
 #include "core/model.h"
+#include "core/why.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static int fail(char *why, size_t n, const char *msg, const char *name, long v)
-{
-	if (why && n)
-		snprintf(why, n, msg, name, v);
-	return -1;
-}
 
 int model_append(model_t *m, int k, int n)
 {
@@ -38,21 +32,21 @@ int model_from_config(model_t *m, const model_config *c, char *why, size_t whyle
 	memset(m, 0, sizeof *m);
 	snprintf(m->name, sizeof m->name, "%s", c->name[0] ? c->name : "model");
 	if (c->hidden <= 0)
-		return fail(why, whylen, "%s must be a positive integer (got %ld)", "hidden_size", c->hidden);
+		return why_set(why, whylen, "%s must be a positive integer (got %d)", "hidden_size", c->hidden);
 	if (c->layers <= 0 || c->layers > MODEL_MAX_LAYERS)
-		return fail(why, whylen, "%s must be between 1 and 4096 (got %ld)", "num_hidden_layers", c->layers);
+		return why_set(why, whylen, "%s must be between 1 and 4096 (got %d)", "num_hidden_layers", c->layers);
 	if (c->heads <= 0)
-		return fail(why, whylen, "%s must be a positive integer (got %ld)", "num_attention_heads", c->heads);
+		return why_set(why, whylen, "%s must be a positive integer (got %d)", "num_attention_heads", c->heads);
 	if (c->vocab <= 0)
-		return fail(why, whylen, "%s must be a positive integer (got %ld)", "vocab_size", c->vocab);
+		return why_set(why, whylen, "%s must be a positive integer (got %d)", "vocab_size", c->vocab);
 	int kv = c->kv_heads > 0 ? c->kv_heads : c->heads;
 	if (kv > c->heads || c->heads % kv)
-		return fail(why, whylen, "%s must divide num_attention_heads (got %ld)", "num_key_value_heads", kv);
+		return why_set(why, whylen, "%s must divide num_attention_heads (got %d)", "num_key_value_heads", kv);
 	int hd = c->head_dim > 0 ? c->head_dim : c->hidden / c->heads;
 	if (hd <= 0)
-		return fail(why, whylen, "%s must be positive (got %ld)", "head_dim", hd);
+		return why_set(why, whylen, "%s must be positive (got %d)", "head_dim", hd);
 	if (c->mtp < 0 || c->mtp > 16)
-		return fail(why, whylen, "%s must be between 0 and 16 (got %ld)", "num_nextn_predict_layers", c->mtp);
+		return why_set(why, whylen, "%s must be between 0 and 16 (got %d)", "num_nextn_predict_layers", c->mtp);
 
 	m->hidden = c->hidden;
 	m->vocab = c->vocab;
@@ -75,12 +69,12 @@ int model_from_config(model_t *m, const model_config *c, char *why, size_t whyle
 		base.qk_rope = c->qk_rope;
 		base.v_head = c->v_head > 0 ? c->v_head : hd;
 		if (base.qk_nope <= 0 || base.qk_rope < 0)
-			return fail(why, whylen, "%s must be positive for MLA (got %ld)", "qk_nope_head_dim", base.qk_nope);
+			return why_set(why, whylen, "%s must be positive for MLA (got %d)", "qk_nope_head_dim", base.qk_nope);
 		base.kv_heads = c->heads;
 	}
 	layer_kind dense = base;
 	if (c->ffn <= 0)
-		return fail(why, whylen, "%s must be a positive integer (got %ld)", "intermediate_size", c->ffn);
+		return why_set(why, whylen, "%s must be a positive integer (got %d)", "intermediate_size", c->ffn);
 	dense.ffn = c->ffn;
 	m->kind[0] = dense;
 	m->nkinds = 1;
@@ -88,7 +82,7 @@ int model_from_config(model_t *m, const model_config *c, char *why, size_t whyle
 	int moe_kind = -1;
 	if (c->experts > 0) {
 		if (c->topk <= 0 || c->topk > c->experts)
-			return fail(why, whylen, "%s must be between 1 and the number of experts (got %ld)",
+			return why_set(why, whylen, "%s must be between 1 and the number of experts (got %d)",
 					"num_experts_per_tok", c->topk);
 		layer_kind moe = base;
 		moe.experts = c->experts;
@@ -110,7 +104,7 @@ int model_from_config(model_t *m, const model_config *c, char *why, size_t whyle
 		if (moe_kind >= 0 && l >= first_dense && l % freq == 0)
 			k = moe_kind;
 		if (model_append(m, k, 1))
-			return fail(why, whylen, "%s: too many alternating layer runs (%ld)", "model", MODEL_MAX_RUNS);
+			return why_set(why, whylen, "%s: too many alternating layer runs (%d)", "model", MODEL_MAX_RUNS);
 	}
 	if (c->mtp > 0) {
 		layer_kind t = moe_kind >= 0 ? m->kind[moe_kind] : m->kind[0];
@@ -126,29 +120,29 @@ int model_from_config(model_t *m, const model_config *c, char *why, size_t whyle
 int model_check(const model_t *m, char *why, size_t whylen)
 {
 	if (m->hidden <= 0 || m->vocab <= 0)
-		return fail(why, whylen, "%s: hidden_size and vocab_size must be positive%.0ld", "model", 0);
+		return why_set(why, whylen, "model: hidden_size and vocab_size must be positive");
 	if (m->layers <= 0 || m->layers > MODEL_MAX_LAYERS)
-		return fail(why, whylen, "%s: the number of layers must be between 1 and 4096 (got %ld)", "model", m->layers);
+		return why_set(why, whylen, "model: the number of layers must be between 1 and %d (got %d)", MODEL_MAX_LAYERS, m->layers);
 	if (m->hidden > 1 << 20 || m->vocab > 1 << 24)
-		return fail(why, whylen, "%s: hidden_size or vocab_size is implausibly large%.0ld", "model", 0);
+		return why_set(why, whylen, "model: hidden_size or vocab_size is implausibly large");
 	if (!(m->hidden_dropout >= 0 && m->hidden_dropout < 1 && m->attention_dropout >= 0 &&
 			m->attention_dropout < 1))
-		return fail(why, whylen, "%s: dropout must be in [0, 1)%.0ld", "model", 0);
+		return why_set(why, whylen, "model: dropout must be in [0, 1)");
 	for (int k = 0; k < m->nkinds; k++) {
 		const layer_kind *t = &m->kind[k];
 		if (t->heads <= 0 || t->head_dim <= 0 || t->kv_heads <= 0 || t->heads % t->kv_heads)
-			return fail(why, whylen, "%s: heads, kv heads and head_dim must be positive, kv heads dividing heads (kind %ld)", "model", k);
+			return why_set(why, whylen, "model: heads, kv heads and head_dim must be positive, kv heads dividing heads (kind %d)", k);
 		if (t->heads > 1 << 16 || t->head_dim > 1 << 16)
-			return fail(why, whylen, "%s: heads or head_dim implausibly large (kind %ld)", "model", k);
+			return why_set(why, whylen, "model: heads or head_dim implausibly large (kind %d)", k);
 		if (t->ffn < 0 || t->ffn > 1 << 24 || t->expert_ffn < 0 || t->expert_ffn > 1 << 24)
-			return fail(why, whylen, "%s: FFN size out of range (kind %ld)", "model", k);
+			return why_set(why, whylen, "model: FFN size out of range (kind %d)", k);
 		if (t->ffn == 0 && t->experts == 0)
-			return fail(why, whylen, "%s: a layer needs an MLP or experts (kind %ld)", "model", k);
+			return why_set(why, whylen, "model: a layer needs an MLP or experts (kind %d)", k);
 		if (t->experts < 0 || t->experts > 1 << 16 || (t->experts > 0 &&
 				(t->topk <= 0 || t->topk > t->experts || t->expert_ffn <= 0)))
-			return fail(why, whylen, "%s: experts, top-k and expert FFN size inconsistent (kind %ld)", "model", k);
+			return why_set(why, whylen, "model: experts, top-k and expert FFN size inconsistent (kind %d)", k);
 		if (t->shared < 0 || t->shared > 64)
-			return fail(why, whylen, "%s: shared experts out of range (kind %ld)", "model", k);
+			return why_set(why, whylen, "model: shared experts out of range (kind %d)", k);
 	}
 	return 0;
 }

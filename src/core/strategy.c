@@ -1,7 +1,7 @@
 /* strategy.c - strategy defaults, validity rules with readable reasons, enum names. */
 #include "core/strategy.h"
+#include "core/why.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,32 +56,23 @@ strategy_t strat_default(void)
 	return s;
 }
 
-static int why_f(char *why, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 int strat_resolve(strategy_t *s, int devices, char *why, size_t n)
 {
 	if (devices <= 0)
-		return why_f(why, n, "devices must be a positive integer (got %d)", devices);
+		return why_set(why, n, "devices must be a positive integer (got %d)", devices);
 	if (s->tp <= 0 || s->pp <= 0 || s->cp <= 0)
-		return why_f(why, n, "tp, pp and cp must be positive integers");
+		return why_set(why, n, "tp, pp and cp must be positive integers");
 	long long mp = (long long)s->tp * s->pp * s->cp;
 	if (s->dp == 0) {
 		if (devices % mp)
-			return why_f(why, n, "tp*pp*cp = %lld does not divide %d devices", mp, devices);
+			return why_set(why, n, "tp*pp*cp = %lld does not divide %d devices", mp, devices);
 		s->dp = (int)(devices / mp);
 	}
 	if (s->global_batch == 0 && s->dp > 0) {
 		/* default: enough micro-batches (2*pp) to keep the pipeline mostly busy */
 		long long gb = (long long)s->dp * s->micro_batch * (s->pp > 1 ? 2 * s->pp : 1);
 		if (gb > (1 << 30))
-			return why_f(why, n, "global_batch would default to %lld, over the 2^30 limit: set it explicitly", gb);
+			return why_set(why, n, "global_batch would default to %lld, over the 2^30 limit: set it explicitly", gb);
 		s->global_batch = (int)gb;
 	}
 	return 0;
@@ -135,35 +126,35 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 	};
 	for (size_t i = 0; i < sizeof deg / sizeof deg[0]; i++)
 		if (deg[i].v <= 0)
-			return why_f(why, n, "%s must be a positive integer (got %d)", deg[i].name, deg[i].v);
+			return why_set(why, n, "%s must be a positive integer (got %d)", deg[i].name, deg[i].v);
 	if (devices <= 0)
-		return why_f(why, n, "devices must be a positive integer (got %d)", devices);
+		return why_set(why, n, "devices must be a positive integer (got %d)", devices);
 	if (s->zero < 0 || s->zero > 3)
-		return why_f(why, n, "zero must be 0, 1, 2 or 3 (got %d)", s->zero);
+		return why_set(why, n, "zero must be 0, 1, 2 or 3 (got %d)", s->zero);
 	long long prod = (long long)s->dp * s->tp * s->pp * s->cp;
 	if (prod != devices)
-		return why_f(why, n, "dp*tp*pp*cp = %d*%d*%d*%d = %lld does not equal %d devices",
+		return why_set(why, n, "dp*tp*pp*cp = %d*%d*%d*%d = %lld does not equal %d devices",
 				s->dp, s->tp, s->pp, s->cp, prod, devices);
 	const layer_kind *k0 = &m->kind[0];
 	if (k0->heads % s->tp)
-		return why_f(why, n, "tp=%d does not divide %d attention heads", s->tp, k0->heads);
+		return why_set(why, n, "tp=%d does not divide %d attention heads", s->tp, k0->heads);
 	if (k0->attn == ATTN_GQA && k0->kv_heads % s->tp && s->tp % k0->kv_heads)
-		return why_f(why, n, "tp=%d and %d key/value heads: one must divide the other",
+		return why_set(why, n, "tp=%d and %d key/value heads: one must divide the other",
 				s->tp, k0->kv_heads);
 	if (s->seq % s->cp)
-		return why_f(why, n, "cp=%d does not divide sequence length %d", s->cp, s->seq);
+		return why_set(why, n, "cp=%d does not divide sequence length %d", s->cp, s->seq);
 	if (s->cp > 1 && s->cp_kind == CP_RING && s->seq % (2 * s->cp))
-		return why_f(why, n, "ring context parallelism needs the sequence length %d divisible by 2*cp=%d (load-balanced chunks)",
+		return why_set(why, n, "ring context parallelism needs the sequence length %d divisible by 2*cp=%d (load-balanced chunks)",
 				s->seq, 2 * s->cp);
 	if (s->cp > 1 && s->cp_kind == CP_ULYSSES && (k0->heads / s->tp) % s->cp)
-		return why_f(why, n, "ulysses cp=%d does not divide the %d heads left per TP rank",
+		return why_set(why, n, "ulysses cp=%d does not divide the %d heads left per TP rank",
 				s->cp, k0->heads / s->tp);
 	if (s->sp && s->tp > 1 && (s->seq / s->cp) % s->tp)
-		return why_f(why, n, "sequence parallelism needs seq/cp = %d divisible by tp=%d",
+		return why_set(why, n, "sequence parallelism needs seq/cp = %d divisible by tp=%d",
 				s->seq / s->cp, s->tp);
 	long long per = (long long)s->dp * s->micro_batch;
 	if (s->global_batch % per)
-		return why_f(why, n, "global_batch=%d is not divisible by dp*micro_batch = %d*%d = %lld",
+		return why_set(why, n, "global_batch=%d is not divisible by dp*micro_batch = %d*%d = %lld",
 				s->global_batch, s->dp, s->micro_batch, per);
 	int mb = strat_microbatches(s);
 	int moe_experts = 0;
@@ -171,55 +162,55 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 		if (m->kind[k].experts > moe_experts)
 			moe_experts = m->kind[k].experts;
 	if (moe_experts == 0 && (s->ep > 1 || s->etp > 1))
-		return why_f(why, n, "ep=%d, etp=%d: the model has no experts (use ep=1, etp=1)", s->ep, s->etp);
+		return why_set(why, n, "ep=%d, etp=%d: the model has no experts (use ep=1, etp=1)", s->ep, s->etp);
 	if (moe_experts > 0) {
 		if (moe_experts % s->ep)
-			return why_f(why, n, "ep=%d does not divide %d experts", s->ep, moe_experts);
+			return why_set(why, n, "ep=%d does not divide %d experts", s->ep, moe_experts);
 		long long edp = (long long)s->dp * s->cp * s->tp;
 		if (edp % ((long long)s->ep * s->etp))
-			return why_f(why, n, "ep*etp = %d*%d must divide dp*cp*tp = %lld (expert parallelism is carved out of the data, context and tensor ranks)",
+			return why_set(why, n, "ep*etp = %d*%d must divide dp*cp*tp = %lld (expert parallelism is carved out of the data, context and tensor ranks)",
 					s->ep, s->etp, edp);
 	}
 	if (s->pp == 1 && s->vpp > 1)
-		return why_f(why, n, "vpp=%d needs pp > 1", s->vpp);
+		return why_set(why, n, "vpp=%d needs pp > 1", s->vpp);
 	if (s->vpp > 1 && s->schedule != SCHED_INTERLEAVED)
-		return why_f(why, n, "vpp=%d needs the interleaved schedule (got %s)", s->vpp,
+		return why_set(why, n, "vpp=%d needs the interleaved schedule (got %s)", s->vpp,
 				strat_schedule_name(s->schedule));
 	if (s->schedule == SCHED_INTERLEAVED && s->pp > 1 && s->vpp > 1 && mb % s->pp)
-		return why_f(why, n, "the interleaved schedule needs the %d micro-batches divisible by pp=%d",
+		return why_set(why, n, "the interleaved schedule needs the %d micro-batches divisible by pp=%d",
 				mb, s->pp);
 	if (s->schedule == SCHED_DUALPIPE && (s->pp % 2 || mb % 2))
-		return why_f(why, n, "dualpipe needs an even pp (got %d) and an even number of micro-batches (got %d)",
+		return why_set(why, n, "dualpipe needs an even pp (got %d) and an even number of micro-batches (got %d)",
 				s->pp, mb);
 	if ((long long)s->pp * s->vpp > STRAT_MAX_CHUNKS)
-		return why_f(why, n, "pp*vpp = %lld exceeds %d pipeline chunks", (long long)s->pp * s->vpp,
+		return why_set(why, n, "pp*vpp = %lld exceeds %d pipeline chunks", (long long)s->pp * s->vpp,
 				STRAT_MAX_CHUNKS);
 	/* every stage needs a layer; chunks beyond the layer count stay empty, as with
 	 * Megatron's --allow-padding-num-layers (first and last chunks give way first) */
 	int need = s->pp * (s->schedule == SCHED_ZBV ? 2 : 1);
 	if (m->layers < need)
-		return why_f(why, n, "%d layers cannot fill %d pipeline stages (pp=%d%s)", m->layers, need, s->pp,
+		return why_set(why, n, "%d layers cannot fill %d pipeline stages (pp=%d%s)", m->layers, need, s->pp,
 				s->schedule == SCHED_ZBV ? ", two chunks per stage for zb-v" : "");
 	if (s->nchunks) {
 		if (s->nchunks != s->pp * s->vpp)
-			return why_f(why, n, "stage layer list has %d entries, pp*vpp = %d", s->nchunks, s->pp * s->vpp);
+			return why_set(why, n, "stage layer list has %d entries, pp*vpp = %d", s->nchunks, s->pp * s->vpp);
 		int sum = 0;
 		for (int i = 0; i < s->nchunks; i++) {
 			if (s->chunk_layers[i] < 0)
-				return why_f(why, n, "stage layer counts must not be negative");
+				return why_set(why, n, "stage layer counts must not be negative");
 			sum += s->chunk_layers[i];
 		}
 		if (sum != m->layers)
-			return why_f(why, n, "stage layer counts sum to %d, the model has %d layers", sum, m->layers);
+			return why_set(why, n, "stage layer counts sum to %d, the model has %d layers", sum, m->layers);
 	}
 	if (s->precision >= PREC_COUNT || c->peak_tflops[s->precision] <= 0)
-		return why_f(why, n, "%s is not supported by %s (no %s peak in the cluster file)",
+		return why_set(why, n, "%s is not supported by %s (no %s peak in the cluster file)",
 				strat_precision_name(s->precision), c->device, strat_precision_name(s->precision));
 	if (s->recompute >= RC_COUNT || s->schedule >= SCHED_COUNT || s->cp_kind > CP_ULYSSES)
-		return why_f(why, n, "unknown recompute, schedule or cp kind value");
+		return why_set(why, n, "unknown recompute, schedule or cp kind value");
 	for (int i = 0; i < s->nranges; i++)
 		if (s->range[i].lo < 0 || s->range[i].hi > m->layers || s->range[i].lo >= s->range[i].hi)
-			return why_f(why, n, "recompute range [%d:%d] is outside the %d layers", s->range[i].lo,
+			return why_set(why, n, "recompute range [%d:%d] is outside the %d layers", s->range[i].lo,
 					s->range[i].hi, m->layers);
 	return 0;
 }
