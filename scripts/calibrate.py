@@ -9,7 +9,7 @@ Usage: scripts/calibrate.py [CASES_DIR] [--write]   (needs build/strata)
 import math, os, re, subprocess, sys, csv, io
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STRATA = os.path.join(ROOT, "build", "strata")
+STRATA = os.environ.get("STRATA", os.path.join(ROOT, "build", "strata"))
 CASES = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else os.path.join(ROOT, "tests/validation/public")
 WRITE = "--write" in sys.argv
 
@@ -19,10 +19,10 @@ FAMILIES = {
     "A100": ["dgx-a100-40g.yaml", "dgx-a100-80g.yaml"],
     "H100": ["dgx-h100.yaml"],
 }
-KEYS = ["gemm", "gemm_half", "flash", "hbm", "layer_us", "coll_intra", "coll_inter", "dp_overlap", "tp_overlap"]
-BOUNDS = {"gemm": (0.2, 0.95), "gemm_half": (0, 512), "flash": (0.1, 0.9), "hbm": (0.3, 0.95),
+KEYS = ["gemm", "gemm_half", "fp8_gemm", "grouped_gemm", "flash", "hbm", "layer_us", "coll_intra", "coll_inter", "dp_overlap", "tp_overlap", "contention", "step_ms"]
+BOUNDS = {"gemm": (0.2, 0.95), "fp8_gemm": (0.1, 0.95), "grouped_gemm": (0.1, 1.0), "gemm_half": (0, 512), "flash": (0.1, 0.9), "hbm": (0.3, 0.95),
           "layer_us": (0, 500), "coll_intra": (0.3, 1.0), "coll_inter": (0.3, 1.0), "dp_overlap": (0, 1),
-          "tp_overlap": (0, 1)}
+          "tp_overlap": (0, 1), "contention": (0, 1), "step_ms": (0, 2000)}
 
 def family_of(device):
     m = re.match(r"[^A-Za-z0-9]*([A-Za-z0-9]+)", device)
@@ -72,34 +72,43 @@ def score(rows, fam, family):
         return 0, 0
     med = e[len(e) // 2]
     p90 = e[min(len(e) - 1, int(math.ceil(0.9 * len(e))) - 1)]
-    return med + 0.5 * p90, len(e)
+    return med + p90, len(e)
 
 def main():
     fam = case_family()
     presets = os.path.join(ROOT, "presets", "clusters")
+    only = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--family=")]
     for family, files in FAMILIES.items():
+        if only and family not in only:
+            continue
         paths = [os.path.join(presets, f) for f in files]
         eff = read_eff(paths[0])
         start = dict(eff)
         best, n = score(run(), fam, family)
         print("%s: %d cases, start objective %.4f" % (family, n, best))
-        for sweep in range(3):
-            for k in KEYS:
-                if k not in eff:
-                    continue
-                for mult in (0.7, 0.85, 0.93, 1.07, 1.15, 1.3):
-                    trial = dict(eff)
-                    v = trial[k] * mult if trial[k] else (10 if k in ("layer_us", "gemm_half") else 0.5)
-                    lo, hi = BOUNDS[k]
-                    trial[k] = min(hi, max(lo, v))
+        # coordinate search with shrinking multiplicative steps until nothing improves
+        for mults in ((0.5, 0.7, 1.4, 2.0), (0.8, 0.9, 1.1, 1.25), (0.95, 0.97, 1.03, 1.05)):
+            improved = True
+            while improved:
+                improved = False
+                for k in KEYS:
+                    if k not in eff:
+                        continue
+                    for mult in mults:
+                        trial = dict(eff)
+                        v = trial[k] * mult if trial[k] else (10 if k in ("layer_us", "gemm_half", "step_ms") else 0.1)
+                        lo, hi = BOUNDS[k]
+                        trial[k] = min(hi, max(lo, v))
+                        if trial[k] == eff[k]:
+                            continue
+                        for p in paths:
+                            write_eff(p, trial)
+                        s, _ = score(run(), fam, family)
+                        if s < best - 1e-4:
+                            best, eff, improved = s, trial, True
                     for p in paths:
-                        write_eff(p, trial)
-                    s, _ = score(run(), fam, family)
-                    if s < best - 1e-4:
-                        best, eff = s, trial
-                for p in paths:
-                    write_eff(p, eff)
-            print("  sweep %d: objective %.4f  %s" % (sweep, best, {k: fmt(v) for k, v in eff.items()}))
+                        write_eff(p, eff)
+            print("  steps %s: objective %.4f  %s" % (mults, best, {k: fmt(v) for k, v in eff.items() if k in KEYS}))
         if not WRITE:
             for p in paths:
                 write_eff(p, start)

@@ -19,8 +19,12 @@ typedef struct {
 	double coll_intra;    /* collectives inside a node, fraction of link bandwidth */
 	double coll_inter;    /* collectives across nodes, fraction of NIC bandwidth */
 	double dp_overlap;    /* fraction of backward time that hides gradient/param collectives */
-	double tp_overlap;    /* fraction of TP communication hidden when tp_comm_overlap is on */
+	double tp_overlap;    /* fraction of a GEMM window that hides TP communication */
+	double contention;    /* slowdown of compute per second of communication hidden under
+	                       * it (both compete for SMs and HBM): 0 = free overlap */
 	double layer_us;      /* fixed per-layer per-pass launch overhead, microseconds */
+	double step_ms;       /* fixed host work per optimizer step (launch of the optimizer,
+	                       * gradient-norm and loss-scale syncs, logging), milliseconds */
 	double reserve_gib;   /* memory kept out of the default budget (context, allocator) */
 	double context_gib;   /* CUDA/CANN context, seen by nvidia-smi but not by the allocator */
 	double alloc_frag;    /* allocator reserve over allocated bytes (fraction) */

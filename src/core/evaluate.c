@@ -63,6 +63,17 @@ static double gemm_t(const ctx *x, double M, double K, double N, double mult)
 
 static double elem_t(const ctx *x, double bytes) { return bytes / x->hbm; }
 
+/* Time a communication of `comm` seconds adds when up to `window` seconds of compute can
+ * run beside it: what does not fit is exposed, and what does fit still slows the compute
+ * by `kappa` per second, since NCCL kernels take SMs and HBM bandwidth from the GEMMs. */
+static double overlap_exposed(double comm, double window, double kappa)
+{
+	double h = comm < window ? comm : window;
+	if (h < 0)
+		h = 0;
+	return comm - h + kappa * h;
+}
+
 static void kind_cost(const ctx *x, int k, kcost *o)
 {
 	const model_t *m = x->m;
@@ -195,9 +206,14 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		 * tokens sharded through the experts, so only attention (and shared experts)
 		 * communicate over TP. */
 		double pairs = (t->experts > 0) ? (1 + (t->shared > 0 ? 1 : 0)) : 2;
-		double one = comm_allreduce(x->tp_l, s->tp, tok * h * ACT_BYTES);
-		o->tp_f = pairs * one * x->tp_exp;
-		o->tp_b = o->tp_f;
+		double comm = pairs * comm_allreduce(x->tp_l, s->tp, tok * h * ACT_BYTES);
+		/* Backward: Megatron launches the input-gradient all-reduce (reduce-scatter with
+		 * SP) asynchronously and computes the weight gradients meanwhile, so a tp_overlap
+		 * share of the wgrad GEMMs hides it. tp_comm_overlap (TE userbuffers) also
+		 * pipelines the forward collectives with their GEMMs and backward with dgrad. */
+		double win = c->eff.tp_overlap * proj, kap = c->eff.contention;
+		o->tp_f = s->tp_overlap ? overlap_exposed(comm, win, kap) : comm;
+		o->tp_b = overlap_exposed(comm, s->tp_overlap ? 2 * win : win, kap);
 	}
 	if (s->cp > 1) {
 		if (s->cp_kind == CP_RING) {
@@ -515,8 +531,14 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 		if (s->zero == 3 && (d_dense > 1 || d_exp > 1)) {
 			double ag = comm_allgather(dp_l, (int)d_dense, pd * 2) + comm_allgather(edp_l, (int)d_exp, pe * 2);
 			double rs = comm_allgather(dp_l, (int)d_dense, pd * 4) + comm_allgather(edp_l, (int)d_exp, pe * 4);
-			double hide = c->eff.dp_overlap;
-			double zf = fmax(0, ag - hide * f), zb = fmax(0, ag + rs - hide * b);
+			/* FSDP gathers and reduces one layer at a time: one collective start-up per
+			 * layer, which dominates on thousands of ranks (ring latency grows with n) */
+			double lat = (layers > 1 ? layers - 1 : 0) *
+				((d_dense - 1) * dp_l.lat + (pe > 0 ? (d_exp - 1) * edp_l.lat : 0));
+			ag += lat;
+			rs += lat;
+			double hide = c->eff.dp_overlap, kap = c->eff.contention;
+			double zf = overlap_exposed(ag, hide * f, kap), zb = overlap_exposed(ag + rs, hide * b, kap);
 			z3 = zf + zb;
 			f += zf;
 			b += zb;
@@ -545,8 +567,9 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 			/* gradient reduction overlaps the last micro-batch's backward and the
 			 * parameter all-gather the next step's first forward; stage st finishes its
 			 * backward about st backward slots before stage 0 does */
-			double hidden = c->eff.dp_overlap * (b + (s->zero >= 1 ? f : 0)) + (p > 1 ? st * b / v : 0);
-			double exposed = fmax(0, t_dp - hidden);
+			double idle = p > 1 ? st * b / v : 0;
+			double exposed = overlap_exposed(fmax(0, t_dp - idle),
+				c->eff.dp_overlap * (b + (s->zero >= 1 ? f : 0)), c->eff.contention);
 			if (exposed > dp_end)
 				dp_end = exposed;
 		}
@@ -590,10 +613,12 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 	}
 	if (p == 1)
 		bubble = 0;
+	/* the optimizer phase: the slowest stage's update plus the step's fixed host work */
 	double opt = 0;
 	for (int st = 0; st < p; st++)
 		if (r->st[st].optimizer > opt)
 			opt = r->st[st].optimizer;
+	opt += c->eff.step_ms * 1e-3;
 	const eval_stage_time *ss = &r->st[slow];
 	double z3_per_mb = ss->dp_exposed;
 	r->slow_stage = slow;
@@ -623,5 +648,91 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 	r->params_active = model_active_params(m);
 	r->fits = r->peak_bytes <= budget;
 	r->valid = 1;
+	return 0;
+}
+
+/* The bubble ILP re-adds these per stage exactly as eval_run does; a test checks that the
+ * even split priced from them matches eval_run stage by stage. */
+int eval_costs_get(const model_t *m, const cluster_t *c, int devices, const strategy_t *s,
+		double budget_gib, eval_costs *o, char *why, size_t whylen)
+{
+	if (strat_validate(s, m, c, devices, why, whylen))
+		return -1;
+	if (s->pp > EVAL_MAX_STAGES) {
+		snprintf(why, whylen, "more pipeline stages than the evaluator supports (256)");
+		return -1;
+	}
+	memset(o, 0, sizeof *o);
+	ctx x;
+	ctx_init(&x, m, c, s);
+	const int p = s->pp, mb = strat_microbatches(s);
+	const double h = m->hidden, V = m->vocab, tp = s->tp;
+	o->pp = p;
+	o->vpp = s->vpp;
+	o->microbatches = mb;
+	o->schedule = s->schedule;
+	o->dualpipe = s->schedule == SCHED_DUALPIPE;
+	o->budget = (budget_gib > 0 ? budget_gib : eval_default_budget_gib(c)) * GIB;
+	double lmax = 0;
+	for (int k = 0; k < m->nkinds; k++) {
+		kcost q;
+		kind_cost(&x, k, &q);
+		eval_kind_cost *e = &o->kind[k];
+		e->fwd = q.f_comp + q.tp_f + q.cp_f + q.ep_f;
+		e->bwd = q.b_in + q.b_w + q.tp_b + q.cp_b + q.ep_b;
+		e->wgrad = q.b_w;
+		e->rc[RC_FULL] = e->fwd;
+		e->rc[RC_SELECTIVE] = q.core_f;
+		for (int mode = 0; mode < RC_COUNT; mode++)
+			e->act[mode] = q.act[mode];
+		e->work = q.work;
+		e->p_dense = q.p_dense;
+		e->p_expert = q.p_expert;
+		if (q.p_dense + q.p_expert > lmax)
+			lmax = q.p_dense + q.p_expert;
+	}
+	double d_dense = (double)s->dp * s->cp;
+	double d_exp = (double)s->dp * s->cp * s->tp / ((double)s->ep * s->etp);
+	double fp8w = s->precision == PREC_FP8 ? 1.0 : 0.0;
+	o->wb = o->wbe = s->zero >= 3 ? 0 : 2 + fp8w;
+	o->gb = o->gbe = 4;
+	o->ob = o->obe = 12;
+	if (s->zero >= 1) {
+		o->ob = 12 / d_dense;
+		o->obe = 12 / d_exp;
+	}
+	if (s->zero >= 2) {
+		o->gb = 4 / d_dense;
+		o->gbe = 4 / d_exp;
+	}
+	if (s->zero >= 3) {
+		o->wb = 4 / d_dense;
+		o->wbe = 4 / d_exp;
+		o->ob = 8 / d_dense;
+		o->obe = 8 / d_exp;
+	}
+	/* PP neighbours sit tp*cp*dp ranks apart */
+	comm_link pp_l;
+	int pp_in_node = (long long)s->tp * s->cp * s->dp * 2 <= c->node_devices;
+	pp_l.bw = pp_in_node ? c->node_gbps * 1e9 * c->eff.coll_intra : c->net_gbps * 1e9 * c->eff.coll_inter;
+	pp_l.lat = pp_in_node ? 2e-6 : c->net_lat_us * 1e-6;
+	double p2p_bytes = x.tok * h * ACT_BYTES / x.sp_div;
+	o->p2p = p > 1 ? comm_p2p(pp_l, p2p_bytes) : 0;
+	double Vl = s->vocab_parallel ? V / tp : V, vocab_params = V * h / (s->vocab_parallel ? tp : 1);
+	double tp_head = s->tp > 1 ? comm_allreduce(x.tp_l, s->tp, x.tok * h * ACT_BYTES) * x.tp_exp : 0;
+	double heads = 1 + m->mtp_layers; /* each MTP module reuses the output head */
+	o->emb_fwd = elem_t(&x, x.tok_sp * h * ACT_BYTES * 2) + tp_head;
+	o->emb_bwd = 2 * elem_t(&x, x.tok_sp * h * ACT_BYTES * 2);
+	o->emb_params = vocab_params;
+	o->emb_act = 8.0 * x.b * s->seq / s->cp + (m->hidden_dropout > 0 ? x.tok_sp * h : 0);
+	o->head_wgrad = heads * gemm_t(&x, x.tok, h, Vl, 1);
+	o->head_fwd = heads * (o->head_wgrad / heads + elem_t(&x, x.tok * Vl * 10.0) + tp_head);
+	o->head_bwd = heads * (2 * o->head_wgrad / heads + elem_t(&x, x.tok * Vl * 8.0) + tp_head);
+	o->head_params = (!m->tied || p > 1 || o->dualpipe) ? vocab_params : 0;
+	o->logits = x.tok * Vl * 6.0;
+	o->buffers = (s->tp > 1 ? x.tok * h * ACT_BYTES : 0) + (p > 1 ? 2 * p2p_bytes : 0) +
+		(s->zero == 3 ? lmax * (2 * 2 + 4) : 0);
+	for (int st = 0; st < p; st++)
+		o->inflight[st] = inflight(s, st, mb);
 	return 0;
 }

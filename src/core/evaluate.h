@@ -55,4 +55,32 @@ double eval_layer_activation(const model_t *m, const cluster_t *c, const strateg
 /* Default memory budget of a cluster in GiB (device memory less the runtime reserve). */
 double eval_default_budget_gib(const cluster_t *c);
 
+/* Per-micro-batch, per-device costs of one layer of a kind, split the way eval_run adds
+ * them up, so the bubble ILP (src/solve) can price any layer split and recompute mix. */
+typedef struct {
+	double fwd, bwd, wgrad;     /* seconds, with exposed TP/CP/EP communication; wgrad is in bwd */
+	double rc[RC_COUNT];        /* seconds recomputation adds to bwd, by recompute mode */
+	double act[RC_COUNT];       /* activation bytes kept for backward, by recompute mode */
+	double work;                /* transient bytes while the layer runs backward */
+	double p_dense, p_expert;   /* parameters held by one device */
+} eval_kind_cost;
+
+/* Everything a stage's time and memory are made of besides which layers it holds. */
+typedef struct {
+	int pp, vpp, microbatches, schedule, dualpipe;
+	double budget;              /* bytes */
+	eval_kind_cost kind[MODEL_MAX_KINDS];
+	double p2p;                 /* seconds per chunk added to fwd and to bwd (pp > 1) */
+	double emb_fwd, emb_bwd, emb_params, emb_act;   /* first stage: embedding (+ its acts per mb) */
+	double head_fwd, head_bwd, head_wgrad, head_params, logits; /* last stage: LM head(s), loss */
+	double wb, gb, ob, wbe, gbe, obe; /* bytes per dense / expert parameter: weights, grads, optimizer */
+	double buffers;             /* stage buffers besides the layers' work: TP, P2P, ZeRO-3 */
+	double inflight[EVAL_MAX_STAGES]; /* micro-batches of activations held, per stage */
+} eval_costs;
+
+/* Fill o with the layer-kind costs and stage extras of a strategy (budget as in eval_run).
+ * Returns 0, or -1 with the reason in why when the strategy is invalid. */
+int eval_costs_get(const model_t *m, const cluster_t *c, int devices, const strategy_t *s,
+		double budget_gib, eval_costs *o, char *why, size_t whylen);
+
 #endif
