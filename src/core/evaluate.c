@@ -141,9 +141,14 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		double g1 = gemm_t(x, x->seq / s->cp, dh, x->seq, 1) * x->b * heads_l;
 		double g2 = gemm_t(x, x->seq / s->cp, x->seq, t->attn == ATTN_MLA ? t->v_head : t->head_dim, 1) *
 			x->b * heads_l;
-		double sm = elem_t(x, scores * (8.0 + (adrop ? 5.0 : 0.0)));
-		core_f = g1 + g2 + sm;
-		core_b = 2 * (g1 + g2) + 2 * sm;
+		/* bytes per score element beyond the GEMM that writes it: Megatron's fused
+		 * scale-mask-softmax reads and writes once (4), dropout reads, writes and keeps a
+		 * 1-byte mask (5); backward: dropout grad reads grad and mask, writes (5), softmax
+		 * grad reads output and grad, writes (6) */
+		double sm_f = elem_t(x, scores * (4.0 + (adrop ? 5.0 : 0.0)));
+		double sm_b = elem_t(x, scores * (6.0 + (adrop ? 5.0 : 0.0)));
+		core_f = g1 + g2 + sm_f;
+		core_b = 2 * (g1 + g2) + sm_b;
 		act_core = scores * (2.0 + (adrop ? 3.0 : 0.0)); /* softmax out (+ mask, dropout out) */
 	}
 
