@@ -34,7 +34,11 @@ INSTALL    ?= install
 CSTD   := -std=c11 -D_POSIX_C_SOURCE=200809L
 CFLAGS ?= -O2 -g -Wall -Wextra -Werror -Wpedantic
 
-ifeq ($(SANITIZE),1)
+ifeq ($(FUZZER),1)
+# `make fuzz`: clang with libFuzzer coverage and the sanitizers on every object
+BUILD    ?= build-fuzz
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -O1
+else ifeq ($(SANITIZE),1)
 BUILD    ?= build-san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -O1
 else
@@ -85,17 +89,21 @@ LIB_SRCS   := $(filter-out $(MAIN_SRC),$(sort $(shell find src -type f -name '*.
 TEST_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 THELP_SRCS := $(filter-out $(TEST_SRCS),$(sort $(wildcard tests/unit/*.c)))
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
+FUZZ_SRCS  := $(sort $(wildcard fuzz/fuzz_*.c))
 
 LIB_OBJS   := $(call obj,$(LIB_SRCS))
 MAIN_OBJ   := $(call obj,$(MAIN_SRC))
 TEST_OBJS  := $(call obj,$(TEST_SRCS))
 THELP_OBJS := $(call obj,$(THELP_SRCS))
 BENCH_OBJS := $(call obj,$(BENCH_SRCS))
+FUZZ_OBJS  := $(call obj,$(FUZZ_SRCS))
+REPLAY_OBJ := $(call obj,fuzz/replay.c)
 
 LIB        := $(BUILD)/libstrata.a
 STRATA     := $(BUILD)/strata
 TEST_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 BENCH_BIN  := $(if $(BENCH_SRCS),$(BUILD)/bench)
+FUZZ_BINS  := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
 # Stamp files whose contents change only when their text does:
 #  .libobjs  the archive's member list (a removed or renamed source must not
@@ -117,7 +125,7 @@ endif
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
-.PHONY: all deps run test bench check-sanitize install uninstall clean build-all
+.PHONY: all deps run test bench check-sanitize check-valgrind fuzz build-fuzz-bins install uninstall clean build-all
 .DELETE_ON_ERROR:
 
 # ---- targets ------------------------------------------------------------------
@@ -126,7 +134,7 @@ all: $(STRATA)
 
 # Everything that `make test` needs, built in one (parallel-safe) make.
 # Test binaries whose source is gone are removed so tests/run can't run them.
-build-all: $(STRATA) $(TEST_BINS) $(BENCH_BIN)
+build-all: $(STRATA) $(TEST_BINS) $(BENCH_BIN) $(FUZZ_BINS)
 	@for f in $(BUILD)/tests/test_*; do \
 	  case " $(TEST_BINS) " in *" $$f "*) ;; *) rm -f "$$f" ;; esac; \
 	done
@@ -145,6 +153,22 @@ test: deps
 
 check-sanitize:
 	$(Q)$(MAKE) --no-print-directory test SANITIZE=1
+
+# Unit tests and the binary under valgrind (no leak may come from the core).
+check-valgrind: build-all
+	$(Q)bash scripts/valgrind.sh $(BUILD)
+
+# Fuzz every target for FUZZ_SECONDS (default 60) each with libFuzzer; needs clang.
+# New crashes land in fuzz/out/; once fixed, copy them to fuzz/regress/NAME/ so `make
+# test` replays them forever.
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(Q)command -v clang >/dev/null 2>&1 || { echo "make fuzz needs clang with libFuzzer (Debian: apt-get install clang)" >&2; exit 2; }
+	$(Q)$(MAKE) --no-print-directory FUZZER=1 CC=clang build-fuzz-bins
+	$(Q)bash scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+build-fuzz-bins: $(FUZZ_BINS)
+	@:
 
 bench: $(BENCH_BIN)
 ifeq ($(BENCH_SRCS),)
@@ -182,7 +206,21 @@ $(BUILD)/bench: $(BENCH_OBJS) $(LIB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(BENCH_OBJS) $(LIB) $(LIBS)
 
--include $(patsubst %.o,%.d,$(LIB_OBJS) $(MAIN_OBJ) $(TEST_OBJS) $(THELP_OBJS) $(BENCH_OBJS))
+# Fuzz targets: with FUZZER=1 (clang, `make fuzz`) they link libFuzzer's main; otherwise
+# fuzz/replay.c, which replays the seed corpus and past crashes plus mutants in `make test`.
+ifeq ($(FUZZER),1)
+$(FUZZ_BINS): $(BUILD)/fuzz/%: $(OBJDIR)/fuzz/%.o $(LIB)
+	$(call say,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LIBS)
+else
+$(FUZZ_BINS): $(BUILD)/fuzz/%: $(OBJDIR)/fuzz/%.o $(REPLAY_OBJ) $(LIB)
+	$(call say,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(REPLAY_OBJ) $(LIB) $(LIBS)
+endif
+
+-include $(patsubst %.o,%.d,$(LIB_OBJS) $(MAIN_OBJ) $(TEST_OBJS) $(THELP_OBJS) $(BENCH_OBJS) $(FUZZ_OBJS) $(REPLAY_OBJ))
 
 # ---- install ------------------------------------------------------------------
 MAN1 := $(firstword $(wildcard man/strata.1 doc/strata.1 docs/strata.1))
