@@ -69,7 +69,7 @@ ALL_CPPFLAGS = -Isrc $(YAML_CFLAGS) $(LUA_CFLAGS) $(CURSES_CFLAGS) \
                -DSTRATA_DATADIR='"$(DATADIR)"' $(CPPFLAGS)
 ALL_CFLAGS   = $(CSTD) $(CFLAGS) $(SANFLAGS) -MMD -MP
 ALL_LDFLAGS  = $(SANFLAGS) $(LDFLAGS)
-LIBS         = $(YAML_LIBS) $(GLPK_LIBS) $(LUA_LIBS) $(CURSES_LIBS) -lm
+LIBS         = $(YAML_LIBS) $(GLPK_LIBS) $(LUA_LIBS) $(CURSES_LIBS) -lm -lpthread
 
 # ---- quiet output -----------------------------------------------------------
 ifeq ($(V),1)

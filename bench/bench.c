@@ -9,6 +9,11 @@
 #include <string.h>
 #include <time.h>
 
+int bench_ilp(const paths_t *paths); /* bench_ilp.c */
+int bench_tui(const paths_t *paths); /* bench_tui.c */
+int bench_lua(const paths_t *paths); /* bench_lua.c */
+int bench_search(const paths_t *paths); /* bench_search.c */
+
 static double now(void)
 {
 	struct timespec ts;
@@ -87,6 +92,10 @@ int main(int argc, char **argv)
 			"strategy: {tp: 1, pp: 16, ep: 64, sp: false, zero: 1, micro_batch: 1, global_batch: 15360,\n"
 			"           seq_length: 4096, recompute: none, schedule: dualpipe}\n",
 			&paths, &sink);
+	rc |= bench_ilp(&paths);
+	rc |= bench_tui(&paths);
+	rc |= bench_lua(&paths);
+	rc |= bench_search(&paths);
 	if (sink == 42.0)
 		printf("\n");
 	return rc;

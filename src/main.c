@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "cli/report.h"
 #include "core/evaluate.h"
+#include "tui/tui.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -15,8 +16,12 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: strata [PLAN.yaml] [options]              explorer (TUI) on a plan\n"
 		"       strata eval [PLAN.yaml] [options] [--json|--csv]\n"
+		"       strata search [PLAN.yaml] [options] [--top K] [--json|--csv] [--no-ilp] [--threads N] [--compare]\n"
+		"       strata ilp [PLAN.yaml] [options] [--json] [--time-limit MS]\n"
+		"       strata export [PLAN.yaml] [options] --to megatron|deepspeed|torchtitan [-o FILE]\n"
 		"       strata validate DIR_OR_FILES... [-v]\n"
 		"       strata presets\n"
+		"       strata run [--lua-steps N] [--lua-mem MIB] SCRIPT.lua [args...]   Lua recipe, see strata-lua(7)\n"
 		"       strata --help | --version\n"
 		"\n"
 		"options (override the plan file):\n"
@@ -27,6 +32,7 @@ static void usage(FILE *f)
 		"  --zero 0..3  --mbs N  --gbs N  --seq N  --sp | --no-sp  --flash | --no-flash\n"
 		"  --recompute none|selective|full   --schedule gpipe|1f1b|interleaved|zb-h1|zb-h2|zb-v|dualpipe\n"
 		"  --precision bf16|fp16|fp8  --cp-kind ring|ulysses  --tp-overlap  --budget GIB  --pin EXPR\n"
+		"explorer only: --no-color (or NO_COLOR=1)  --ascii  --theme NAME   (? in the explorer lists the keys)\n"
 		"\n"
 		"exit status: 0 success, 1 invalid or infeasible plan, 2 usage or file error\n");
 }
@@ -49,18 +55,14 @@ int main(int argc, char **argv)
 		return cmd_presets(argc, argv, &paths);
 	if (argc > 1 && !strcmp(argv[1], "validate"))
 		return cmd_validate(argc, argv, &paths);
-	if (argc > 1 && (!strcmp(argv[1], "search") || !strcmp(argv[1], "ilp") || !strcmp(argv[1], "export") ||
-			!strcmp(argv[1], "run"))) {
-		fprintf(stderr, "strata: '%s' is not available in this version yet\n", argv[1]);
-		return 2;
-	}
-	/* No command: the explorer. Until the TUI lands, print the evaluated plan. */
-	char *eargv[260];
-	int n = 0;
-	eargv[n++] = argv[0];
-	eargv[n++] = "eval";
-	for (int i = 1; i < argc && n < 259; i++)
-		eargv[n++] = argv[i];
-	eargv[n] = NULL;
-	return cmd_eval(n, eargv, &paths);
+	if (argc > 1 && !strcmp(argv[1], "ilp"))
+		return cmd_ilp(argc, argv, &paths);
+	if (argc > 1 && !strcmp(argv[1], "export"))
+		return cmd_export(argc, argv, &paths);
+	if (argc > 1 && !strcmp(argv[1], "search"))
+		return cmd_search(argc, argv, &paths);
+	if (argc > 1 && !strcmp(argv[1], "run"))
+		return cmd_run(argc, argv, &paths);
+	/* No command: the explorer (a plan file and options may follow). */
+	return tui_run(argc, argv, &paths);
 }

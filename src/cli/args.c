@@ -71,8 +71,12 @@ int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd)
 			else if (a[1] == 'c' || !strcmp(a, "--cluster"))
 				o->cluster = v;
 			else if (!strcmp(a, "--pin")) {
-				if (o->npins < 32)
-					o->pins[o->npins++] = v;
+				if (o->npins >= (int)(sizeof o->pins / sizeof o->pins[0])) {
+					fprintf(stderr, "strata %s: more than %d --pin options\n", cmd,
+							(int)(sizeof o->pins / sizeof o->pins[0]));
+					return 2;
+				}
+				o->pins[o->npins++] = v;
 			} else {
 				int k = 0;
 				if (sscanf(v, "%d", &k) != 1 || k <= 0) {
@@ -138,10 +142,23 @@ int cli_load(const cli_opts *o, const paths_t *paths, plan_t *p)
 			return 2;
 		}
 	}
-	for (int i = 0; i < o->npins && p->npins < PLAN_MAX_PINS; i++)
+	for (int i = 0; i < o->npins; i++) {
+		if (p->npins >= PLAN_MAX_PINS || strlen(o->pins[i]) >= sizeof p->pins[0]) {
+			if (p->npins >= PLAN_MAX_PINS)
+				fprintf(stderr, "strata: more than %d pins (plan file and --pin together)\n", PLAN_MAX_PINS);
+			else
+				fprintf(stderr, "strata: pin '%.40s...' is longer than 127 characters\n", o->pins[i]);
+			return 2;
+		}
 		snprintf(p->pins[p->npins++], sizeof p->pins[0], "%s", o->pins[i]);
+	}
 	if (o->shape_changed && !o->dp_given)
 		p->strategy.dp = 0;
+	if (o->job_only && strat_resolve(&p->strategy, p->devices, err, sizeof err)) {
+		/* keep the job (global batch, sequence), drop a shape the devices do not allow */
+		p->strategy.tp = p->strategy.pp = p->strategy.cp = p->strategy.vpp = 1;
+		p->strategy.dp = 0;
+	}
 	if (strat_resolve(&p->strategy, p->devices, err, sizeof err)) {
 		fprintf(stderr, "strata: invalid strategy: %s\n", err);
 		return 1;

@@ -4,6 +4,8 @@
 
 #include "io/paths.h"
 #include "io/plan.h"
+#include "io/json.h"
+#include "solve/ilp.h"
 
 #define CLI_MAX_SETS 64
 
@@ -21,6 +23,8 @@ typedef struct {
 	int nfiles;                         /* positional files beyond the plan (validate) */
 	const char *files[256];
 	int verbose;
+	int job_only;                       /* search: the plan's strategy only gives the job, so
+	                                     * one that does not divide the devices is replaced */
 } cli_opts;
 
 /* Parse argv[first..]; 0 ok, 2 usage error (message printed), 3 help was printed. */
@@ -33,5 +37,11 @@ int cli_load(const cli_opts *o, const paths_t *paths, plan_t *p);
 int cmd_eval(int argc, char **argv, const paths_t *paths);
 int cmd_presets(int argc, char **argv, const paths_t *paths);
 int cmd_validate(int argc, char **argv, const paths_t *paths);
+int cmd_export(int argc, char **argv, const paths_t *paths);
+int cmd_ilp(int argc, char **argv, const paths_t *paths);
+/* The "ilp" object of `ilp --json` (also what strata.ilp returns to Lua). */
+void cmd_ilp_json(json_w *w, const ilp_result *x);
+int cmd_search(int argc, char **argv, const paths_t *paths);
+int cmd_run(int argc, char **argv, const paths_t *paths);
 
 #endif

@@ -48,10 +48,7 @@ int cmd_eval(int argc, char **argv, const paths_t *paths)
 				report_table(stdout, p, r);
 			}
 			if (!r->fits) {
-				fprintf(stderr, "strata: stage %d needs %.2f GiB, over the %.2f GiB budget by %.2f GiB\n",
-						r->peak_stage, r->peak_bytes / (1024.0 * 1024 * 1024),
-						r->budget_bytes / (1024.0 * 1024 * 1024),
-						(r->peak_bytes - r->budget_bytes) / (1024.0 * 1024 * 1024));
+				report_over_budget(stderr, r);
 				rc = 1;
 			}
 		}

@@ -30,6 +30,12 @@ static void strategy_json(json_w *w, const strategy_t *s)
 void report_json(json_w *w, const char *key, const plan_t *p, const eval_result *r)
 {
 	json_obj_begin(w, key);
+	report_json_members(w, p, r);
+	json_obj_end(w);
+}
+
+void report_json_members(json_w *w, const plan_t *p, const eval_result *r)
+{
 	json_str(w, "model", p->model.name);
 	json_str(w, "cluster", p->cluster.name);
 	json_int(w, "devices", p->devices);
@@ -37,7 +43,6 @@ void report_json(json_w *w, const char *key, const plan_t *p, const eval_result 
 	json_bool(w, "valid", r->valid);
 	if (!r->valid) {
 		json_str(w, "error", r->why);
-		json_obj_end(w);
 		return;
 	}
 	json_obj_begin(w, "model_info");
@@ -98,7 +103,6 @@ void report_json(json_w *w, const char *key, const plan_t *p, const eval_result 
 	json_num(w, "mfu", r->mfu);
 	json_num(w, "hfu", r->hfu);
 	json_num(w, "model_tflops_per_device", r->model_flops / r->step / p->devices / 1e12);
-	json_obj_end(w);
 	json_obj_end(w);
 }
 
@@ -193,4 +197,10 @@ void report_csv_row(FILE *f, const plan_t *p, const eval_result *r)
 	fprintf(f, ",%.4f,%.4f,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f\n",
 			r->peak_bytes / GIB, r->budget_bytes / GIB, r->fits, r->step, r->compute, r->recompute, r->bubble,
 			r->tp, r->cp, r->ep, r->pp, r->dp, r->optimizer, r->tokens_per_s, r->mfu, r->hfu);
+}
+
+void report_over_budget(FILE *f, const eval_result *r)
+{
+	fprintf(f, "strata: stage %d needs %.2f GiB, over the %.2f GiB budget by %.2f GiB\n", r->peak_stage,
+			r->peak_bytes / GIB, r->budget_bytes / GIB, (r->peak_bytes - r->budget_bytes) / GIB);
 }

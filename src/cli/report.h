@@ -12,9 +12,13 @@
 void report_table(FILE *f, const plan_t *p, const eval_result *r);
 /* Emit the result as one JSON object (key NULL at top level or in an array). */
 void report_json(json_w *w, const char *key, const plan_t *p, const eval_result *r);
+/* The members of report_json's object, to extend it with more keys (strata ilp). */
+void report_json_members(json_w *w, const plan_t *p, const eval_result *r);
 /* CSV header line matching report_csv_row. */
 void report_csv_header(FILE *f);
 /* One CSV row. */
 void report_csv_row(FILE *f, const plan_t *p, const eval_result *r);
+/* The diagnostic for a result that does not fit: which stage, how far over the budget. */
+void report_over_budget(FILE *f, const eval_result *r);
 
 #endif

@@ -254,3 +254,12 @@ double model_active_params(const model_t *m)
 	}
 	return sum;
 }
+
+int model_max_experts(const model_t *m)
+{
+	int e = 0;
+	for (int k = 0; k < m->nkinds; k++)
+		if (m->kind[k].experts > e)
+			e = m->kind[k].experts;
+	return e;
+}

@@ -78,6 +78,8 @@ double model_active_params(const model_t *m);
 int model_layer_kind(const model_t *m, int l);
 /* Count layers of each kind in [lo, hi) into cnt[MODEL_MAX_KINDS]. */
 void model_count_kinds(const model_t *m, int lo, int hi, int *cnt);
+/* Routed experts of the layer kind with the most (0 for a dense model). */
+int model_max_experts(const model_t *m);
 /* Append n layers of kind k (merging with the previous run); -1 when full. */
 int model_append(model_t *m, int k, int n);
 

@@ -195,26 +195,49 @@ json_init(json_w *w, FILE *f, int pretty)
 }
 
 void
+json_init_sink(json_w *w, const json_sink *sink)
+{
+	memset(w, 0, sizeof *w);
+	w->sink = sink;
+}
+
+void
 json_obj_begin(json_w *w, const char *key)
 {
+	if (w->sink != NULL) {
+		w->sink->open(w->sink->ctx, key, 1);
+		return;
+	}
 	json_open(w, key, 1);
 }
 
 void
 json_obj_end(json_w *w)
 {
+	if (w->sink != NULL) {
+		w->sink->close(w->sink->ctx);
+		return;
+	}
 	json_close(w, 1);
 }
 
 void
 json_arr_begin(json_w *w, const char *key)
 {
+	if (w->sink != NULL) {
+		w->sink->open(w->sink->ctx, key, 0);
+		return;
+	}
 	json_open(w, key, 0);
 }
 
 void
 json_arr_end(json_w *w)
 {
+	if (w->sink != NULL) {
+		w->sink->close(w->sink->ctx);
+		return;
+	}
 	json_close(w, 0);
 }
 
@@ -225,6 +248,10 @@ json_num(json_w *w, const char *key, double v)
 	const char *dp;
 	size_t dl;
 
+	if (w->sink != NULL) {
+		w->sink->num(w->sink->ctx, key, v);
+		return;
+	}
 	if (!json_prefix(w, key))
 		return;
 	if (!isfinite(v)) {
@@ -250,6 +277,10 @@ json_num(json_w *w, const char *key, double v)
 void
 json_int(json_w *w, const char *key, long long v)
 {
+	if (w->sink != NULL) {
+		w->sink->integer(w->sink->ctx, key, v);
+		return;
+	}
 	if (!json_prefix(w, key))
 		return;
 	fprintf(w->f, "%lld", v);
@@ -258,6 +289,10 @@ json_int(json_w *w, const char *key, long long v)
 void
 json_str(json_w *w, const char *key, const char *s)
 {
+	if (w->sink != NULL) {
+		w->sink->str(w->sink->ctx, key, s);
+		return;
+	}
 	if (!json_prefix(w, key))
 		return;
 	if (s == NULL)
@@ -269,6 +304,10 @@ json_str(json_w *w, const char *key, const char *s)
 void
 json_bool(json_w *w, const char *key, int v)
 {
+	if (w->sink != NULL) {
+		w->sink->boolean(w->sink->ctx, key, v);
+		return;
+	}
 	if (!json_prefix(w, key))
 		return;
 	fputs(v ? "true" : "false", w->f);
@@ -277,6 +316,10 @@ json_bool(json_w *w, const char *key, int v)
 void
 json_null(json_w *w, const char *key)
 {
+	if (w->sink != NULL) {
+		w->sink->null(w->sink->ctx, key);
+		return;
+	}
 	if (!json_prefix(w, key))
 		return;
 	fputs("null", w->f);
@@ -285,6 +328,8 @@ json_null(json_w *w, const char *key)
 void
 json_end(json_w *w)
 {
+	if (w->sink != NULL)
+		return;
 	if (w->depth != 0 || w->overflow != 0)
 		w->misuse = 1;
 	putc('\n', w->f);
@@ -293,5 +338,5 @@ json_end(json_w *w)
 int
 json_failed(const json_w *w)
 {
-	return w->misuse || ferror(w->f);
+	return w->misuse || (w->f != NULL && ferror(w->f));
 }

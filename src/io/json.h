@@ -13,9 +13,26 @@
 
 #define JSON_MAX_DEPTH 64
 
+/* Another consumer of the same calls (a Lua-table builder, ...): with a sink
+ * set, every value goes to these callbacks, with its key, instead of being
+ * written as text; numbers arrive as given (no rounding, NaN kept). This is
+ * how code written once against json_w (the eval report) feeds other views
+ * without their keys drifting apart. */
+typedef struct json_sink {
+	void (*open)(void *ctx, const char *key, int is_obj);  /* object or array */
+	void (*close)(void *ctx);
+	void (*num)(void *ctx, const char *key, double v);
+	void (*integer)(void *ctx, const char *key, long long v);
+	void (*str)(void *ctx, const char *key, const char *s); /* s may be NULL */
+	void (*boolean)(void *ctx, const char *key, int v);
+	void (*null)(void *ctx, const char *key);
+	void *ctx;
+} json_sink;
+
 /* Writer state; public so it can live on the caller's stack. */
 typedef struct json_w {
 	FILE *f;
+	const json_sink *sink;              /* set by json_init_sink; NULL = text */
 	int depth;                          /* open containers */
 	int pretty;                         /* newline + two-space indent */
 	int misuse;                         /* set on API misuse, see json_failed */
@@ -27,6 +44,8 @@ typedef struct json_w {
 
 /* Start writing to F; PRETTY != 0 for indented output. */
 void json_init(json_w *w, FILE *f, int pretty);
+/* Send every following call to SINK instead of a stream (see json_sink). */
+void json_init_sink(json_w *w, const json_sink *sink);
 /* Open an object; KEY names it inside an object, NULL elsewhere. */
 void json_obj_begin(json_w *w, const char *key);
 /* Close the innermost object. */

@@ -336,6 +336,14 @@ static const struct { const char *key; size_t off; double lo, hi; } eff_keys[] =
 	{"alloc_frag", offsetof(cluster_eff, alloc_frag), 0, 5},
 };
 
+const char *plan_eff_key(size_t i, size_t *offset)
+{
+	if (i >= sizeof eff_keys / sizeof eff_keys[0])
+		return NULL;
+	*offset = eff_keys[i].off;
+	return eff_keys[i].key;
+}
+
 static int cluster_from_node(cluster_t *c, yctx *y, const yd_node *n)
 {
 	if (!n || yd_kind_of(n) != YD_MAP) {
@@ -400,17 +408,17 @@ static int cluster_from_node(cluster_t *c, yctx *y, const yd_node *n)
 
 /* ---------- references: preset names and paths ---------- */
 
-static int is_path(const char *ref)
+int plan_ref_is_path(const char *ref)
 {
 	size_t l = strlen(ref);
 	return strchr(ref, '/') || (l > 5 && (!strcmp(ref + l - 5, ".yaml") || !strcmp(ref + l - 5, ".json"))) ||
 		(l > 4 && !strcmp(ref + l - 4, ".yml"));
 }
 
-static int resolve(const char *ref, const char *kind, const char *base, const paths_t *paths, char *out,
+int plan_resolve_ref(const char *ref, const char *kind, const char *base, const paths_t *paths, char *out,
 		size_t outlen, char *err, size_t errlen)
 {
-	if (is_path(ref)) {
+	if (plan_ref_is_path(ref)) {
 		if (ref[0] != '/' && base && base[0]) {
 			/* relative to the including file first, then to the working directory */
 			char dir[1024];
@@ -441,7 +449,7 @@ static int load_model_ref(model_t *m, const char *ref, const char *base, const p
 		size_t errlen)
 {
 	char path[1400];
-	if (resolve(ref, "models", base, paths, path, sizeof path, err, errlen))
+	if (plan_resolve_ref(ref, "models", base, paths, path, sizeof path, err, errlen))
 		return 2;
 	yd_doc *d = yd_load_file(path, err, errlen);
 	if (!d)
@@ -456,7 +464,7 @@ static int load_cluster_ref(cluster_t *c, const char *ref, const char *base, con
 		size_t errlen)
 {
 	char path[1400];
-	if (resolve(ref, "clusters", base, paths, path, sizeof path, err, errlen))
+	if (plan_resolve_ref(ref, "clusters", base, paths, path, sizeof path, err, errlen))
 		return 2;
 	yd_doc *d = yd_load_file(path, err, errlen);
 	if (!d)
@@ -700,4 +708,42 @@ int plan_load_text(plan_t *p, const char *text, const char *name, const paths_t 
 	int rc = plan_from_doc(p, d, paths, err, errlen);
 	yd_free(d);
 	return rc;
+}
+
+/* ---------- mappings given as text (Lua tables, other front ends) ---------- */
+
+/* Parse text and map its root with fn (a *_from_node function behind a void pointer). */
+static int map_text(const char *text, const char *name, char *err, size_t errlen,
+		int (*fn)(void *dst, yctx *y, const yd_node *n), void *dst)
+{
+	yd_doc *d = yd_load_string(text, strlen(text), name, err, errlen);
+	if (!d)
+		return 2;
+	yctx y = {d, err, errlen};
+	int rc = fn(dst, &y, yd_root(d));
+	yd_free(d);
+	return rc;
+}
+
+static int map_model(void *m, yctx *y, const yd_node *n) { return model_from_node(m, y, n); }
+static int map_cluster(void *c, yctx *y, const yd_node *n) { return cluster_from_node(c, y, n); }
+static int map_strategy(void *s, yctx *y, const yd_node *n) { return n ? strategy_from_node(s, y, n) : 0; }
+
+int plan_model_from_text(model_t *m, const char *text, const char *name, char *err, size_t errlen)
+{
+	return map_text(text, name, err, errlen, map_model, m);
+}
+
+int plan_cluster_from_text(cluster_t *c, const char *text, const char *name, const paths_t *paths, char *err,
+		size_t errlen)
+{
+	int rc = map_text(text, name, err, errlen, map_cluster, c);
+	if (!rc && !c->eff_set)
+		plan_family_eff(c, paths);
+	return rc;
+}
+
+int plan_strategy_from_text(strategy_t *s, const char *text, const char *name, char *err, size_t errlen)
+{
+	return map_text(text, name, err, errlen, map_strategy, s);
 }

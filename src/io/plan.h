@@ -47,7 +47,24 @@ int plan_load_cluster(cluster_t *c, const char *ref, const paths_t *paths, char 
 /* Give a cluster without its own efficiency block the constants of its device family
  * (looked up in the cluster presets), or neutral defaults. */
 void plan_family_eff(cluster_t *c, const paths_t *paths);
+/* The i-th key of a cluster's efficiency block and its offset in cluster_eff; NULL past
+ * the last (lets writers emit every key the loader reads). */
+const char *plan_eff_key(size_t i, size_t *offset);
+/* 1 when a model/cluster reference is a file path rather than a preset name. */
+int plan_ref_is_path(const char *ref);
+/* Find the file a reference names: a path (relative to the file `base` first, then to the
+ * working directory) or presets/KIND/REF.yaml on the search path. 0, or -1 with err. */
+int plan_resolve_ref(const char *ref, const char *kind, const char *base, const paths_t *paths, char *out,
+		size_t outlen, char *err, size_t errlen);
 /* Apply one "key=value" strategy assignment (dp, tp, ..., recompute, schedule); 0 or -1. */
 int plan_set(plan_t *p, const char *key, const char *val, char *err, size_t errlen);
+/* Map a model written as YAML/JSON text (the keys of a model file) onto m: the same
+ * key handling as a file, for models given as data (Lua tables). 0, or 2 with err. */
+int plan_model_from_text(model_t *m, const char *text, const char *name, char *err, size_t errlen);
+/* The same for a cluster mapping (family efficiency filled in as for a file). 0 or 2. */
+int plan_cluster_from_text(cluster_t *c, const char *text, const char *name, const paths_t *paths, char *err,
+		size_t errlen);
+/* Apply a strategy mapping in text form (the keys of a plan's `strategy:`) on top of s. 0 or 2. */
+int plan_strategy_from_text(strategy_t *s, const char *text, const char *name, char *err, size_t errlen);
 
 #endif

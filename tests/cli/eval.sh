@@ -9,11 +9,11 @@ out_has "eval default: table shows MFU" "MFU"
 out_has "eval default: table shows the step time" "step time"
 check "eval default: nothing on stderr" [ ! -s "$ERR" ]
 
-# `strata` with no command shows the same plan (the explorer's batch fallback)
-st eval
-cp "$OUT" "$T/eval.txt"
+# `strata` with no command is the explorer: without a terminal it refuses and points to
+# eval (tests/cli/tui_term.sh has the rest)
 st
-check "strata without a command: exit 0 and the same output" eval '[ "$RC" -eq 0 ] && cmp -s "$OUT" "$T/eval.txt"'
+check "strata without a command and no terminal: exit 2, points to strata eval" \
+    eval '[ "$RC" -eq 2 ] && grep -Fq "strata eval" "$ERR" && [ ! -s "$OUT" ]'
 
 st eval --json
 expect_rc "eval --json: exit 0" 0

@@ -7,6 +7,7 @@
 #define STRATA_CHECK_H
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 static int check_npass;
@@ -47,6 +48,25 @@ check_near_report(double a, double b, double rel, const char *name,
 /* CHECK_NEAR(a, b, rel, name): pass when |a-b| <= rel * max(|a|, |b|). */
 #define CHECK_NEAR(a, b, rel, name) \
 	check_near_report((a), (b), (rel), (name), __FILE__, __LINE__)
+
+/* printf-style check name, in one static buffer: pass it to CHECK before calling again. */
+static inline const char *
+check_fmt(const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 1, 2)))
+#endif
+	;
+static inline const char *
+check_fmt(const char *fmt, ...)
+{
+	static char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return buf;
+}
 
 /* Exit status for main: 1 if any check failed, else 0. */
 static inline int

@@ -1,0 +1,71 @@
+/* bench_ilp.c - bubble ILP solve times by instance size for `make bench`: the median of
+ * several solves (costs, options, DP and GLPK together), as "bench: ilp_NAME VALUE ms". */
+#include "io/paths.h"
+#include "io/plan.h"
+#include "solve/ilp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+int bench_ilp(const paths_t *paths);
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static int one(const char *name, const char *text, const paths_t *paths)
+{
+	plan_t *p = malloc(sizeof *p);
+	ilp_result *r = malloc(sizeof *r);
+	char err[512];
+	int rc = 1;
+	if (!p || !r)
+		goto out;
+	if (plan_load_text(p, text, name, paths, err, sizeof err) ||
+			strat_resolve(&p->strategy, p->devices, err, sizeof err)) {
+		fprintf(stderr, "bench: %s: %s\n", name, err);
+		goto out;
+	}
+	double ms[9];
+	int status = ILP_ERROR, options = 0;
+	for (int i = 0; i < 9; i++) {
+		ilp_params prm = {0};
+		prm.time_limit_ms = 60000;
+		status = ilp_solve(&p->model, &p->cluster, p->devices, &p->strategy, p->budget_gib, NULL, &prm, r);
+		ms[i] = r->solve_ms;
+		options = r->options;
+		ilp_free(r);
+	}
+	qsort(ms, 9, sizeof ms[0], cmp);
+	printf("bench: ilp_%s %.2f ms (%s, %d layers, %d stages x vpp %d, %d options)\n", name, ms[4],
+			ilp_status_name(status), p->model.layers, p->strategy.pp, p->strategy.vpp, options);
+	rc = status == ILP_OPTIMAL ? 0 : 1;
+out:
+	free(p);
+	free(r);
+	return rc;
+}
+
+int bench_ilp(const paths_t *paths)
+{
+	int rc = 0;
+	rc |= one("llama3-70b_pp4", "model: llama3-70b\ncluster: dgx-h100\ndevices: 512\n"
+			"strategy: {tp: 8, pp: 4, global_batch: 512, seq_length: 8192, recompute: selective}\n", paths);
+	rc |= one("deepseek-v3_pp16", "model: deepseek-v3\ncluster: h800\ndevices: 2048\n"
+			"strategy: {tp: 1, pp: 16, ep: 64, sp: false, zero: 1, global_batch: 15360, seq_length: 4096}\n",
+			paths);
+	rc |= one("llama3-405b_pp16_vpp2", "model: llama3-405b\ncluster: dgx-h100\ndevices: 2048\n"
+			"strategy: {tp: 8, pp: 16, vpp: 2, schedule: interleaved, global_batch: 2048, seq_length: 8192}\n",
+			paths);
+	/* 128 layers of a Llama-3-405B-like shape on 32 stages with two chunks each */
+	rc |= one("synthetic-128l_pp32_vpp2",
+			"model: {name: synthetic-128L, hidden_size: 16384, intermediate_size: 53248, num_hidden_layers: 128,\n"
+			"        num_attention_heads: 128, num_key_value_heads: 8, vocab_size: 128256, hidden_act: silu}\n"
+			"cluster: dgx-h100\ndevices: 4096\n"
+			"strategy: {tp: 8, pp: 32, vpp: 2, schedule: interleaved, global_batch: 2048, seq_length: 8192}\n",
+			paths);
+	return rc;
+}

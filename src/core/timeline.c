@@ -1,0 +1,349 @@
+/* timeline.c - greedy list scheduling of F/B/W blocks for the pipeline schedules.
+ *
+ * Model. Every micro-batch walks a path of K hops (pipeline chunks) forward and back:
+ * K = pp for GPipe/1F1B/ZB-H1/ZB-H2, pp*vpp for interleaved (hop k on device k mod pp),
+ * 2*pp for ZB-V (down the devices and back up: the "V"). DualPipe feeds half of the
+ * micro-batches from each end: path 0 visits devices 0..p-1, path 1 devices p-1..0.
+ * F(mb, k) needs F(mb, k-1); B(mb, k) needs B(mb, k+1), or F(mb, K-1) for the last hop;
+ * W(mb, k) needs B(mb, k). Zero-bubble schedules (ZB-*, DualPipe) split W from B.
+ *
+ * Scheduling. Each device keeps the blocks of each of its hops in micro-batch order and
+ * picks, whenever it is free, among the blocks whose inputs are done: B before F (GPipe: all
+ * F first), W only when nothing else can start (that is how zero-bubble schedules fill
+ * their bubbles), and F only while the micro-batches in flight stay under the schedule's
+ * limit (1F1B: p - s; ZB-H2: 2(p - s) - 1; interleaved: Megatron's warm-up count). The
+ * device with the earliest possible start always goes next, which keeps the simulation
+ * causal without an event queue. */
+#include "core/timeline.h"
+#include "core/strategy.h"
+#include "core/why.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LANES 512   /* (device, hop) pairs: pp*vpp <= 256 chunks, or two per device */
+
+typedef struct {
+	int path, hop, dev;
+	int mb0, nmb;            /* micro-batches of this path: [mb0, mb0 + nmb) */
+	int nf, nb, nw;          /* blocks issued so far */
+	int entry;               /* first hop of its path on the device: admits new micro-batches */
+	double tf, tb, tw;       /* duration of one block */
+} lane;
+
+typedef struct {
+	const tl_spec *sp;
+	int p, v, K, m, npaths, split, gpipe, fixed;
+	int pc[TL_MAX_STAGES];           /* fixed programs: position per device */
+	int path_mb0[2], path_nmb[2];
+	int nlanes;
+	lane ln[MAX_LANES];
+	int dev_lanes[TL_MAX_STAGES][32]; /* lane indices per device (vpp, or 2) */
+	int dev_nl[TL_MAX_STAGES];
+	int inflight[TL_MAX_STAGES][2];  /* F issued minus B issued, per device and path */
+	int limit[TL_MAX_STAGES][2];
+	double free_at[TL_MAX_STAGES];
+} sim;
+
+/* Device that runs hop k of path `path`. */
+static int hop_dev(const sim *s, int path, int k)
+{
+	if (s->sp->schedule == SCHED_ZBV)
+		return k < s->p ? k : 2 * s->p - 1 - k;
+	if (path == 1)
+		return s->p - 1 - k;
+	return k % s->p;
+}
+
+/* Index of unit (micro-batch, hop) into fend/bend. */
+static int unit(const sim *s, int mb, int k)
+{
+	return mb * s->K + k;
+}
+
+static int setup(sim *s, const tl_spec *sp, char *why, size_t n)
+{
+	memset(s, 0, sizeof *s);
+	s->sp = sp;
+	s->p = sp->stages;
+	s->v = sp->schedule == SCHED_INTERLEAVED ? sp->vpp : 1;
+	s->m = sp->microbatches;
+	if (s->p < 1 || s->p > TL_MAX_STAGES || s->v < 1 || s->m < 1)
+		return why_set(why, n, "timeline: need 1..%d stages, vpp >= 1 and micro-batches >= 1", TL_MAX_STAGES);
+	if (sp->schedule < 0 || sp->schedule >= SCHED_COUNT)
+		return why_set(why, n, "timeline: unknown schedule %d", sp->schedule);
+	s->K = sp->schedule == SCHED_ZBV ? 2 * s->p : s->p * s->v;
+	if (s->K > 2 * TL_MAX_STAGES || s->K > MAX_LANES)
+		return why_set(why, n, "timeline: %d pipeline chunks are too many to draw", s->K);
+	if (s->v > 1 && s->m % s->p)
+		return why_set(why, n, "timeline: interleaving needs the %d micro-batches divisible by pp=%d", s->m, s->p);
+	if (tl_units(sp) > TL_MAX_UNITS)
+		return why_set(why, n, "timeline: %ld micro-batch chunks exceed %d", tl_units(sp), TL_MAX_UNITS);
+	int dual = sp->schedule == SCHED_DUALPIPE && s->p > 1 && s->m > 1;
+	s->npaths = dual ? 2 : 1;
+	s->path_mb0[0] = 0;
+	s->path_nmb[0] = dual ? (s->m + 1) / 2 : s->m;
+	s->path_mb0[1] = s->path_nmb[0];
+	s->path_nmb[1] = s->m - s->path_nmb[0];
+	s->split = sp->schedule == SCHED_ZBH1 || sp->schedule == SCHED_ZBH2 || sp->schedule == SCHED_ZBV ||
+		sp->schedule == SCHED_DUALPIPE;
+	s->gpipe = sp->schedule == SCHED_GPIPE;
+	s->fixed = s->gpipe || sp->schedule == SCHED_1F1B || sp->schedule == SCHED_INTERLEAVED;
+	double div = sp->schedule == SCHED_ZBV ? 2 : s->v;
+	for (int path = 0; path < s->npaths; path++) {
+		for (int k = 0; k < s->K; k++) {
+			int d = hop_dev(s, path, k);
+			/* stage times come per device for V and interleaved layouts (the device's
+			 * chunks share them), per model stage for the two DualPipe directions */
+			int st = path == 1 ? k : d;
+			lane *l = &s->ln[s->nlanes];
+			l->path = path;
+			l->hop = k;
+			l->dev = d;
+			l->mb0 = s->path_mb0[path];
+			l->nmb = s->path_nmb[path];
+			double w = s->split ? sp->wgrad[st] / div : 0;
+			l->tf = sp->fwd[st] / div;
+			l->tb = sp->bwd[st] / div - w;
+			l->tw = w;
+			if (l->tb < 0)
+				l->tb = 0;
+			if (s->dev_nl[d] >= 32)
+				return why_set(why, n, "timeline: too many chunks per device");
+			s->dev_lanes[d][s->dev_nl[d]++] = s->nlanes;
+			s->nlanes++;
+		}
+	}
+	for (int i = 0; i < s->nlanes; i++) {
+		lane *l = &s->ln[i];
+		l->entry = 1;
+		for (int j = 0; j < s->dev_nl[l->dev]; j++) {
+			const lane *o = &s->ln[s->dev_lanes[l->dev][j]];
+			if (o->path == l->path && o->hop < l->hop)
+				l->entry = 0;
+		}
+	}
+	for (int d = 0; d < s->p; d++) {
+		for (int path = 0; path < 2; path++) {
+			int pos = path == 1 ? s->p - 1 - d : d; /* position along the path */
+			int lim;
+			switch (sp->schedule) {
+			case SCHED_GPIPE: lim = s->m * s->K; break;
+			case SCHED_INTERLEAVED:
+				lim = s->v > 1 ? 2 * (s->p - d - 1) + (s->v - 1) * s->p + 1 : s->p - d;
+				break;
+			case SCHED_ZBH2: lim = 2 * (s->p - pos) - 1; break;
+			case SCHED_ZBV: lim = 2 * s->p; break;
+			default: lim = s->p - pos; break; /* 1F1B, ZB-H1, each DualPipe direction */
+			}
+			s->limit[d][path] = lim < 1 ? 1 : lim;
+		}
+	}
+	return 0;
+}
+
+/* When block `kind` of micro-batch mb at hop k may start, from its inputs; -1 while an
+ * input is not scheduled yet. */
+static double dep_ready(const sim *s, const tl_result *r, int kind, int mb, int k)
+{
+	if (kind == TL_F)
+		return k == 0 ? 0 : r->fend[unit(s, mb, k - 1)];
+	if (kind == TL_B)
+		return k == s->K - 1 ? r->fend[unit(s, mb, k)] : r->bend[unit(s, mb, k + 1)];
+	return r->bend[unit(s, mb, k)];
+}
+
+/* ---- fixed programs: GPipe, 1F1B and Megatron's interleaved 1F1B ----
+ * Every device runs a fixed sequence: w warm-up forwards, then one forward and one
+ * backward in turn, then the remaining backwards. Units are (micro-batch, chunk) pairs
+ * in Megatron's order: p micro-batches of chunk 0, the same p of chunk 1, ... */
+static void fixed_next(const sim *s, int d, int pc, int *lane_out, int *kind, int *mb)
+{
+	int total = s->m * s->v, w, u;
+	if (s->gpipe)
+		w = total;
+	else if (s->v > 1)
+		w = 2 * (s->p - d - 1) + (s->v - 1) * s->p;
+	else
+		w = s->p - d - 1;
+	if (w > total)
+		w = total;
+	if (pc < w) {
+		*kind = TL_F;
+		u = pc;
+	} else if (pc < w + 2 * (total - w)) {
+		int j = pc - w;
+		*kind = j % 2 ? TL_B : TL_F;
+		u = j % 2 ? j / 2 : w + j / 2;
+	} else {
+		*kind = TL_B;
+		u = pc - w - 2 * (total - w) + (total - w);
+	}
+	int chunk = (u / s->p) % s->v;
+	if (*kind == TL_B)
+		chunk = s->v - 1 - chunk;
+	*mb = s->v > 1 ? (u / (s->p * s->v)) * s->p + u % s->p : u;
+	*lane_out = s->dev_lanes[d][chunk];
+}
+
+/* ---- greedy choice: zero-bubble schedules and DualPipe ---- */
+static double ready_f(const sim *s, const tl_result *r, const lane *l)
+{
+	/* only new micro-batches wait for the in-flight limit; one already on the device
+	 * always moves on to its next chunk, or the limit could block its own backward */
+	if (l->nf >= l->nmb || (l->entry && s->inflight[l->dev][l->path] >= s->limit[l->dev][l->path]))
+		return -1;
+	return dep_ready(s, r, TL_F, l->mb0 + l->nf, l->hop);
+}
+
+static double ready_b(const sim *s, const tl_result *r, const lane *l)
+{
+	if (l->nb >= l->nmb || l->nb >= l->nf)
+		return -1;
+	return dep_ready(s, r, TL_B, l->mb0 + l->nb, l->hop);
+}
+
+static double ready_w(const sim *s, const tl_result *r, const lane *l)
+{
+	if (!s->split || l->nw >= l->nb)
+		return -1;
+	return dep_ready(s, r, TL_W, l->mb0 + l->nw, l->hop);
+}
+
+/* Best block a device can start and when; kind -1 when none. Priorities: B > F > W; W only
+ * when no F or B can start at the same moment (that is how zero-bubble schedules fill
+ * their bubbles); among equals the oldest micro-batch, then the deeper chunk, so work in
+ * flight drains first. */
+static double greedy_pick(const sim *s, const tl_result *r, int d, int *lane_out, int *kind_out, int *mb_out)
+{
+	double best_t = -1;
+	int best_rank = 99, best_mb = 0, best_hop = 0;
+	*kind_out = -1;
+	for (int i = 0; i < s->dev_nl[d]; i++) {
+		const lane *l = &s->ln[s->dev_lanes[d][i]];
+		double rt[3] = {ready_f(s, r, l), ready_b(s, r, l), ready_w(s, r, l)};
+		for (int k = 0; k < 3; k++) {
+			if (rt[k] < 0)
+				continue;
+			double t = rt[k] > s->free_at[d] ? rt[k] : s->free_at[d];
+			int rank = k == TL_B ? 0 : k == TL_F ? 1 : 2;
+			int mb = l->mb0 + (k == TL_F ? l->nf : k == TL_B ? l->nb : l->nw);
+			int better = *kind_out < 0 || t < best_t ||
+				(t == best_t && (rank < best_rank || (rank == best_rank &&
+				(mb < best_mb || (mb == best_mb && l->hop > best_hop)))));
+			if (better) {
+				best_t = t;
+				best_rank = rank;
+				best_mb = mb;
+				best_hop = l->hop;
+				*lane_out = s->dev_lanes[d][i];
+				*kind_out = k;
+				*mb_out = mb;
+			}
+		}
+	}
+	return best_t;
+}
+
+/* Next block of device d under the schedule's rule, and its earliest start. */
+static double device_pick(const sim *s, const tl_result *r, int d, int *lane_out, int *kind_out, int *mb_out)
+{
+	if (!s->fixed)
+		return greedy_pick(s, r, d, lane_out, kind_out, mb_out);
+	*kind_out = -1;
+	if (s->pc[d] >= 2 * s->m * s->v)
+		return -1;
+	int li, kind, mb;
+	fixed_next(s, d, s->pc[d], &li, &kind, &mb);
+	double rt = dep_ready(s, r, kind, mb, s->ln[li].hop);
+	if (rt < 0)
+		return -1;
+	*lane_out = li;
+	*kind_out = kind;
+	*mb_out = mb;
+	return rt > s->free_at[d] ? rt : s->free_at[d];
+}
+
+long tl_units(const tl_spec *sp)
+{
+	long k = sp->schedule == SCHED_ZBV ? 2L * sp->stages :
+		(long)sp->stages * (sp->schedule == SCHED_INTERLEAVED ? sp->vpp : 1);
+	return k * sp->microbatches;
+}
+
+static int cmp_ops(const void *pa, const void *pb)
+{
+	const tl_op *a = pa, *b = pb;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->t0 != b->t0)
+		return a->t0 < b->t0 ? -1 : 1;
+	return a->t1 < b->t1 ? -1 : a->t1 > b->t1; /* zero-length blocks first */
+}
+
+int tl_simulate(const tl_spec *sp, tl_result *r, char *why, size_t whylen)
+{
+	sim s;
+	r->nops = 0;
+	r->makespan = 0;
+	r->bubble = 0;
+	if (setup(&s, sp, why, whylen))
+		return -1;
+	long units = (long)s.m * s.K;
+	for (long i = 0; i < units; i++)
+		r->fend[i] = r->bend[i] = -1;
+	for (int d = 0; d < s.p; d++)
+		r->busy[d] = 0;
+	long total = units * (s.split ? 3 : 2);
+	while (r->nops < total) {
+		int bd = -1, bl = 0, bk = 0, bm = 0;
+		double bt = 0;
+		for (int d = 0; d < s.p; d++) {
+			int li = 0, k, mb = 0;
+			double t = device_pick(&s, r, d, &li, &k, &mb);
+			if (k >= 0 && (bd < 0 || t < bt)) {
+				bd = d;
+				bt = t;
+				bl = li;
+				bk = k;
+				bm = mb;
+			}
+		}
+		if (bd < 0)
+			return why_set(why, whylen, "timeline: schedule deadlocked after %d blocks", r->nops);
+		lane *l = &s.ln[bl];
+		tl_op *op = &r->ops[r->nops++];
+		op->t0 = bt;
+		op->dev = (uint16_t)bd;
+		op->kind = (uint8_t)bk;
+		op->chunk = (uint8_t)(s.npaths == 2 ? l->path : sp->schedule == SCHED_ZBV ? (l->hop >= s.p) : l->hop / s.p);
+		double dur;
+		op->mb = bm;
+		s.pc[bd]++;
+		if (bk == TL_F) {
+			l->nf++;
+			dur = l->tf;
+			r->fend[unit(&s, bm, l->hop)] = bt + dur;
+			s.inflight[bd][l->path]++;
+		} else if (bk == TL_B) {
+			l->nb++;
+			dur = l->tb;
+			r->bend[unit(&s, bm, l->hop)] = bt + dur;
+			s.inflight[bd][l->path]--;
+		} else {
+			l->nw++;
+			dur = l->tw;
+		}
+		op->t1 = bt + dur;
+		s.free_at[bd] = op->t1;
+		r->busy[bd] += dur;
+		if (op->t1 > r->makespan)
+			r->makespan = op->t1;
+	}
+	qsort(r->ops, (size_t)r->nops, sizeof r->ops[0], cmp_ops);
+	double busy = 0;
+	for (int d = 0; d < s.p; d++)
+		busy += r->busy[d];
+	r->bubble = r->makespan > 0 ? 1 - busy / (s.p * r->makespan) : 0;
+	return 0;
+}

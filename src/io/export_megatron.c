@@ -1,0 +1,352 @@
+/* export_megatron.c - a plan as Megatron-LM command-line arguments: a shell snippet of
+ * comment lines followed by one flag per line, continued with backslashes, to paste
+ * after `pretrain_gpt.py`.
+ *
+ * Flag names and their constraints are those of NVIDIA/Megatron-LM
+ * megatron/training/arguments.py (checked at commit 000c4ac2): --tensor-model-parallel-size,
+ * --pipeline-model-parallel-size, --num-virtual-stages-per-pipeline-rank (the form that
+ * also works with uneven stages; --num-layers-per-virtual-pipeline-stage does not),
+ * --decoder-first/last-pipeline-num-layers, --pipeline-model-parallel-layout (grammar of
+ * megatron/core/transformer/pipeline_parallel_layer_layout.py: stages split by '|',
+ * E embedding, t layer, m MTP, L loss, x*n repeats), --context-parallel-size,
+ * --cp-comm-type p2p|a2a, --expert-model-parallel-size, --expert-tensor-parallel-size,
+ * --sequence-parallel, --use-distributed-optimizer, --use-megatron-fsdp with
+ * --data-parallel-sharding-strategy, --recompute-granularity/-method/-num-layers,
+ * --fp8-format, --attention-backend, --tp-comm-overlap, and the model-shape flags. */
+#include "io/export_int.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ARGS 96
+#define STAGE_STR 48
+
+typedef struct {
+	int n, failed;
+	char *a[MAX_ARGS];
+	export_notes notes;
+	char stage[EXPORT_MAX_STAGES][STAGE_STR];
+} work;
+
+/* Append one argument line (flag and value). */
+static void add(work *w, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+static void add(work *w, const char *fmt, ...)
+{
+	if (w->n >= MAX_ARGS) {
+		w->failed = 1;
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *s = len >= 0 ? malloc((size_t)len + 1) : NULL;
+	if (!s) {
+		w->failed = 1;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)len + 1, fmt, ap);
+	va_end(ap);
+	w->a[w->n++] = s;
+}
+
+/* "c" or "c*n" (n > 0) appended to b with a comma before it when b is not empty. */
+static void run(char *b, size_t len, char c, int n)
+{
+	size_t used = strlen(b);
+	if (n <= 0 || used >= len)
+		return;
+	if (n == 1)
+		snprintf(b + used, len - used, "%s%c", used ? "," : "", c);
+	else
+		snprintf(b + used, len - used, "%s%c*%d", used ? "," : "", c, n);
+}
+
+/* --pipeline-model-parallel-layout value for stage layer counts cnt[0..nst): embedding
+ * on the first stage, MTP modules and loss on the last; runs of equal middle stages are
+ * folded into "(...|)*n". NULL when out of memory. */
+static char *layout(work *w, const int *cnt, int nst, int mtp)
+{
+	for (int c = 0; c < nst; c++) {
+		w->stage[c][0] = 0;
+		run(w->stage[c], STAGE_STR, 'E', c == 0);
+		run(w->stage[c], STAGE_STR, 't', cnt[c]);
+		run(w->stage[c], STAGE_STR, 'm', c == nst - 1 ? mtp : 0);
+		run(w->stage[c], STAGE_STR, 'L', c == nst - 1);
+	}
+	size_t len = (size_t)nst * (STAGE_STR + 16) + 16, used = 0;
+	char *b = malloc(len);
+	if (!b)
+		return NULL;
+	b[0] = 0;
+	int c = 0;
+	while (c < nst - 1) {
+		int j = c;
+		while (j + 1 < nst - 1 && !strcmp(w->stage[j + 1], w->stage[c]))
+			j++;
+		if (j > c) /* the comma only separates the repeat from what follows */
+			used += (size_t)snprintf(b + used, len - used, "(%s|)*%d,", w->stage[c], j - c + 1);
+		else
+			used += (size_t)snprintf(b + used, len - used, "%s|", w->stage[c]);
+		c = j + 1;
+	}
+	snprintf(b + used, len - used, "%s", w->stage[nst - 1]);
+	return b;
+}
+
+/* --moe-layer-freq pattern such as "([0]*3+[1]*58)": 1 marks an MoE layer. */
+static char *moe_pattern(const export_facts *x)
+{
+	const model_t *m = x->m;
+	size_t len = (size_t)m->layers * 16 + 8, used = 0;
+	char *b = malloc(len);
+	if (!b)
+		return NULL;
+	used += (size_t)snprintf(b, len, "(");
+	for (int l = 0; l < m->layers;) {
+		int moe = m->kind[model_layer_kind(m, l)].experts > 0, n = 0;
+		while (l < m->layers && (m->kind[model_layer_kind(m, l)].experts > 0) == moe) {
+			l++;
+			n++;
+		}
+		used += (size_t)snprintf(b + used, len - used, "%s[%d]*%d", used > 1 ? "+" : "", moe, n);
+	}
+	snprintf(b + used, len - used, ")");
+	return b;
+}
+
+static void model_flags(work *w, const export_facts *x)
+{
+	const model_t *m = x->m;
+	const layer_kind *a = x->attn;
+	int ffn = x->dense ? x->dense->ffn : m->kind[0].ffn;
+	if (ffn <= 0 && x->moe)
+		ffn = x->moe->expert_ffn;
+	add(w, "--num-layers %d", m->layers);
+	add(w, "--hidden-size %d", m->hidden);
+	add(w, "--ffn-hidden-size %d", ffn);
+	add(w, "--num-attention-heads %d", a->heads);
+	if (a->attn == ATTN_MLA) {
+		add(w, "--multi-latent-attention");
+		if (a->q_lora > 0)
+			add(w, "--q-lora-rank %d", a->q_lora);
+		add(w, "--kv-lora-rank %d", a->kv_lora);
+		add(w, "--qk-head-dim %d", a->qk_nope);
+		add(w, "--qk-pos-emb-head-dim %d", a->qk_rope);
+		add(w, "--v-head-dim %d", a->v_head);
+	} else {
+		if (a->kv_heads != a->heads) {
+			add(w, "--group-query-attention");
+			add(w, "--num-query-groups %d", a->kv_heads);
+		}
+		if ((long long)a->head_dim * a->heads != m->hidden)
+			add(w, "--kv-channels %d", a->head_dim);
+	}
+	if (m->gated)
+		add(w, "--swiglu");
+	else
+		export_note(&w->notes, "plain two-matrix MLP: Megatron's default GeLU (add --squared-relu for relu2)");
+	/* Megatron adds biases unless told not to; Hugging Face models mostly have none */
+	if (!m->biases) {
+		add(w, "--disable-bias-linear");
+		if (m->qkv_bias)
+			add(w, "--add-qkv-bias");
+	}
+	if (!m->tied)
+		add(w, "--untie-embeddings-and-output-weights");
+	/* Megatron's dropout defaults are 0.1, the config's are usually 0 */
+	add(w, "--hidden-dropout %g", m->hidden_dropout);
+	add(w, "--attention-dropout %g", m->attention_dropout);
+	if (x->moe) {
+		const layer_kind *e = x->moe;
+		add(w, "--num-experts %d", e->experts);
+		add(w, "--moe-router-topk %d", e->topk);
+		add(w, "--moe-ffn-hidden-size %d", e->expert_ffn);
+		if (e->shared > 0)
+			add(w, "--moe-shared-expert-intermediate-size %d", e->shared * e->expert_ffn);
+		if (x->moe_layers < m->layers) {
+			char *pat = moe_pattern(x);
+			if (pat)
+				add(w, "--moe-layer-freq '%s'", pat);
+			else
+				w->failed = 1;
+			free(pat);
+		}
+	}
+	if (m->mtp_layers > 0)
+		add(w, "--mtp-num-layers %d", m->mtp_layers);
+	if (x->odd_kinds)
+		export_note(&w->notes, "not expressible: layers of several dense or MoE shapes; the flags describe the first of each");
+}
+
+/* Pipeline split: nothing when even, first/last stage sizes when only those differ,
+ * else the explicit layout (which also carries the virtual stages). */
+static void pipeline_flags(work *w, const export_facts *x)
+{
+	const strategy_t *s = x->s;
+	int cnt[EXPORT_MAX_STAGES], nst = x->nstages;
+	memcpy(cnt, x->stage_layers, sizeof cnt);
+	if (s->schedule == SCHED_ZBV && s->vpp == 1) {
+		/* no V schedule in Megatron-LM: each rank keeps both of its chunks' layers */
+		nst = s->pp;
+		for (int r = 0; r < s->pp; r++)
+			cnt[r] = x->stage_layers[r] + x->stage_layers[2 * s->pp - 1 - r];
+	}
+	int even = 1;
+	for (int c = 1; c < nst; c++)
+		even &= cnt[c] == cnt[0];
+	if (even) {
+		if (s->vpp > 1)
+			add(w, "--num-virtual-stages-per-pipeline-rank %d", s->vpp);
+		return;
+	}
+	int middle_even = 1;
+	for (int c = 2; c < nst - 1; c++)
+		middle_even &= cnt[c] == cnt[1];
+	if (s->vpp == 1 && middle_even) {
+		int mid = nst > 2 ? cnt[1] : -1;
+		if (cnt[0] != mid)
+			add(w, "--decoder-first-pipeline-num-layers %d", cnt[0]);
+		if (cnt[nst - 1] != mid)
+			add(w, "--decoder-last-pipeline-num-layers %d", cnt[nst - 1]);
+		return;
+	}
+	char *lay = layout(w, cnt, nst, x->m->mtp_layers);
+	if (lay)
+		add(w, "--pipeline-model-parallel-layout '%s'", lay);
+	else
+		w->failed = 1;
+	free(lay);
+}
+
+static void recompute_flags(work *w, const export_facts *x)
+{
+	const strategy_t *s = x->s;
+	int mode = x->rc_mode;
+	if (mode < 0 && x->rc_block > 0 && s->schedule != SCHED_ZBV) {
+		add(w, "--recompute-granularity full");
+		add(w, "--recompute-method block");
+		add(w, "--recompute-num-layers %d", x->rc_block);
+		return;
+	}
+	if (mode < 0) {
+		char r[EXPORT_LINE / 2];
+		export_ranges_text(x, r, sizeof r);
+		export_note(&w->notes, "not expressible: per-layer recompute (%s); Megatron-LM recomputes all layers "
+				"alike or the first N of every stage; written: the plan's default, %s", r,
+				strat_recompute_name(s->recompute));
+		mode = s->recompute;
+	}
+	if (mode == RC_SELECTIVE) {
+		add(w, "--recompute-granularity selective");
+	} else if (mode == RC_FULL) {
+		add(w, "--recompute-granularity full");
+		add(w, "--recompute-method uniform");
+		add(w, "--recompute-num-layers 1");
+	}
+}
+
+static void parallel_flags(work *w, const export_facts *x)
+{
+	const strategy_t *s = x->s;
+	add(w, "--tensor-model-parallel-size %d", s->tp);
+	add(w, "--pipeline-model-parallel-size %d", s->pp);
+	if (s->pp > 1)
+		pipeline_flags(w, x);
+	add(w, "--context-parallel-size %d", s->cp);
+	if (s->cp > 1) {
+		add(w, "--cp-comm-type %s", s->cp_kind == CP_ULYSSES ? "a2a" : "p2p");
+		if (s->seq % (2 * s->cp))
+			export_note(&w->notes, "not expressible: seq_length %d with cp %d; Megatron-LM wants it divisible "
+					"by 2*cp for every cp type", s->seq, s->cp);
+	}
+	if (x->moe) {
+		add(w, "--expert-model-parallel-size %d", s->ep);
+		add(w, "--expert-tensor-parallel-size %d", s->etp);
+		if (s->ep > 1)
+			add(w, "--moe-token-dispatcher-type alltoall");
+		if (s->precision != PREC_FP16)
+			add(w, "--moe-grouped-gemm");
+		else if (s->ep > 1)
+			export_note(&w->notes, "not expressible: fp16 with expert parallelism (Megatron-LM refuses it)");
+	}
+	if (s->sp && s->tp > 1)
+		add(w, "--sequence-parallel");
+	if (s->zero == 1) {
+		add(w, "--use-distributed-optimizer");
+	} else if (s->zero >= 2) {
+		/* Megatron-FSDP shards gradients (optim_grads) or also parameters */
+		add(w, "--use-megatron-fsdp");
+		add(w, "--data-parallel-sharding-strategy %s", s->zero == 2 ? "optim_grads" : "optim_grads_params");
+		add(w, "--ckpt-format fsdp_dtensor");
+		export_note(&w->notes, "ZeRO-%d: Megatron-FSDP, which only saves fsdp_dtensor checkpoints", s->zero);
+	}
+	if (s->dp > 1) {
+		add(w, "--overlap-grad-reduce");
+		if (s->zero >= 1)
+			add(w, "--overlap-param-gather");
+	}
+	if (s->tp_overlap && s->tp > 1) {
+		if (s->sp)
+			add(w, "--tp-comm-overlap");
+		else
+			export_note(&w->notes, "not expressible: tp_comm_overlap without sequence parallelism "
+					"(--tp-comm-overlap requires --sequence-parallel)");
+	}
+	if (!s->vocab_parallel && s->tp > 1)
+		export_note(&w->notes, "not expressible: vocab_parallel false; Megatron-LM always splits the "
+				"embedding and output layer over the %d TP ranks", s->tp);
+	if (s->pp > 1 && s->schedule != SCHED_1F1B && s->schedule != SCHED_INTERLEAVED)
+		export_note(&w->notes, "not expressible: schedule %s; Megatron-LM runs 1F1B (interleaved with virtual "
+				"stages), written as that", strat_schedule_name(s->schedule));
+}
+
+int export_megatron(FILE *f, const export_facts *x)
+{
+	const strategy_t *s = x->s;
+	work *w = calloc(1, sizeof *w);
+	if (!w)
+		return -1;
+	export_header(&w->notes, x, "megatron", "NVIDIA/Megatron-LM megatron/training/arguments.py");
+	export_note(&w->notes, "paste after pretrain_gpt.py; Megatron takes dp from the world size (%d)",
+			x->p->devices);
+	if ((s->tp > 1 || s->cp > 1) && s->zero < 2)
+		export_note(&w->notes, "tp or cp > 1: Megatron needs CUDA_DEVICE_MAX_CONNECTIONS=1 in the environment "
+				"(before Blackwell)");
+	export_note(&w->notes, "not in the plan, add your own: tokenizer (vocabulary %d), data, optimizer, learning "
+			"rate, normalization, position embedding%s", x->m->vocab, x->moe ? ", MoE router and load balancing" : "");
+
+	model_flags(w, x);
+	parallel_flags(w, x);
+	add(w, "--micro-batch-size %d", s->micro_batch);
+	add(w, "--global-batch-size %d", s->global_batch);
+	add(w, "--seq-length %d", s->seq);
+	add(w, "--max-position-embeddings %d", s->seq);
+	recompute_flags(w, x);
+	if (s->precision == PREC_FP16) {
+		add(w, "--fp16");
+	} else {
+		add(w, "--bf16");
+		if (s->precision == PREC_FP8)
+			add(w, "--fp8-format hybrid");
+	}
+	add(w, "--attention-backend %s", s->flash ? "flash" : "unfused");
+
+	int rc = w->failed ? -1 : 0;
+	if (!rc) {
+		export_notes_print(f, &w->notes, "# ");
+		for (int i = 0; i < w->n; i++)
+			fprintf(f, "    %s%s\n", w->a[i], i + 1 < w->n ? " \\" : "");
+	}
+	for (int i = 0; i < w->n; i++)
+		free(w->a[i]);
+	free(w);
+	return rc;
+}

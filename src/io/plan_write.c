@@ -1,0 +1,294 @@
+/* plan_write.c - the YAML form of a plan, and the atomic save the explorer's `w` uses. */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* realpath */
+#endif
+#include "io/plan_write.h"
+#include "io/atomic.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A YAML double-quoted scalar: the only escapes needed are \ " and control characters. */
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* The shortest decimal that reads back to exactly v. */
+static void put_num(FILE *f, double v)
+{
+	char buf[64];
+	if (v == (double)(long long)v && v > -1e15 && v < 1e15) {
+		fprintf(f, "%lld", (long long)v);
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof buf, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fputs(buf, f);
+}
+
+static void key_num(FILE *f, const char *indent, const char *key, double v)
+{
+	fprintf(f, "%s%s: ", indent, key);
+	put_num(f, v);
+	fputc('\n', f);
+}
+
+static void key_str(FILE *f, const char *indent, const char *key, const char *v)
+{
+	fprintf(f, "%s%s: ", indent, key);
+	put_str(f, v);
+	fputc('\n', f);
+}
+
+/* ---------- inline model: back to Hugging Face config keys ---------- */
+
+/* Rebuild the config a model came from; -1 when the layer pattern has no config form. */
+static int model_to_config(const model_t *m, model_config *c)
+{
+	memset(c, 0, sizeof *c);
+	const layer_kind *k0 = &m->kind[0];
+	snprintf(c->name, sizeof c->name, "%s", m->name);
+	c->hidden = m->hidden;
+	c->vocab = m->vocab;
+	c->gated = m->gated;
+	c->tied = m->tied;
+	c->biases = m->biases;
+	c->qkv_bias = m->qkv_bias;
+	c->hidden_dropout = m->hidden_dropout;
+	c->attention_dropout = m->attention_dropout;
+	c->layers = m->layers;
+	c->heads = k0->heads;
+	c->kv_heads = k0->kv_heads;
+	c->head_dim = k0->head_dim;
+	c->ffn = k0->ffn;
+	if (k0->attn == ATTN_MLA) {
+		c->q_lora = k0->q_lora;
+		c->kv_lora = k0->kv_lora;
+		c->qk_nope = k0->qk_nope;
+		c->qk_rope = k0->qk_rope;
+		c->v_head = k0->v_head;
+	}
+	c->mtp = m->mtp_layers;
+	int moe = -1;
+	for (int k = 0; k < m->nkinds; k++)
+		if (m->kind[k].experts > 0 && !m->kind[k].mtp && moe < 0)
+			moe = k;
+	if (moe < 0)
+		return 0;
+	c->experts = m->kind[moe].experts;
+	c->topk = m->kind[moe].topk;
+	c->moe_ffn = m->kind[moe].expert_ffn;
+	c->shared = m->kind[moe].shared;
+	/* MoE layers are those l >= first_k_dense_replace with l % moe_layer_freq == 0: read
+	 * both off the first two MoE layers */
+	int first = -1, second = -1;
+	for (int l = 0; l < m->layers && second < 0; l++) {
+		if (model_layer_kind(m, l) != moe)
+			continue;
+		if (first < 0)
+			first = l;
+		else
+			second = l;
+	}
+	if (first < 0)
+		return -1;
+	c->moe_freq = second > 0 ? second - first : (first > 0 ? first : 1);
+	c->first_k_dense = first;
+	return 0;
+}
+
+static int write_model(FILE *f, const model_t *m, char *err, size_t n)
+{
+	model_config c;
+	model_t back;
+	char why[256];
+	if (model_to_config(m, &c) || model_from_config(&back, &c, why, sizeof why) || memcmp(&back, m, sizeof back)) {
+		snprintf(err, n, "model '%s' has a layer pattern that config keys cannot express; save it as a file", m->name);
+		return -1;
+	}
+	fputs("model:\n", f);
+	key_str(f, "  ", "name", c.name);
+	fprintf(f, "  hidden_size: %d\n  intermediate_size: %d\n  num_hidden_layers: %d\n"
+			"  num_attention_heads: %d\n  num_key_value_heads: %d\n  head_dim: %d\n  vocab_size: %d\n"
+			"  hidden_act: %s\n  tie_word_embeddings: %s\n",
+			c.hidden, c.ffn, c.layers, c.heads, c.kv_heads, c.head_dim, c.vocab, c.gated ? "silu" : "gelu",
+			c.tied ? "true" : "false");
+	if (c.biases)
+		fputs("  bias: true\n", f);
+	if (c.qkv_bias)
+		fputs("  attention_bias: true\n", f);
+	if (c.hidden_dropout > 0)
+		key_num(f, "  ", "hidden_dropout", c.hidden_dropout);
+	if (c.attention_dropout > 0)
+		key_num(f, "  ", "attention_dropout", c.attention_dropout);
+	if (c.experts > 0)
+		fprintf(f, "  n_routed_experts: %d\n  num_experts_per_tok: %d\n  moe_intermediate_size: %d\n"
+				"  n_shared_experts: %d\n  first_k_dense_replace: %d\n  moe_layer_freq: %d\n",
+				c.experts, c.topk, c.moe_ffn, c.shared, c.first_k_dense, c.moe_freq);
+	if (c.kv_lora > 0)
+		fprintf(f, "  q_lora_rank: %d\n  kv_lora_rank: %d\n  qk_nope_head_dim: %d\n  qk_rope_head_dim: %d\n"
+				"  v_head_dim: %d\n", c.q_lora, c.kv_lora, c.qk_nope, c.qk_rope, c.v_head);
+	if (c.mtp > 0)
+		fprintf(f, "  num_nextn_predict_layers: %d\n", c.mtp);
+	return 0;
+}
+
+/* ---------- inline cluster ---------- */
+
+static void write_cluster(FILE *f, const cluster_t *c)
+{
+	fputs("cluster:\n", f);
+	key_str(f, "  ", "name", c->name);
+	fputs("  device:\n", f);
+	key_str(f, "    ", "name", c->device);
+	key_num(f, "    ", "memory_gib", c->mem_gib);
+	key_num(f, "    ", "hbm_gbps", c->hbm_gbps);
+	fputs("    peak_tflops:\n", f);
+	key_num(f, "      ", "bf16", c->peak_tflops[PREC_BF16]);
+	key_num(f, "      ", "fp16", c->peak_tflops[PREC_FP16]);
+	key_num(f, "      ", "fp8", c->peak_tflops[PREC_FP8]);
+	fprintf(f, "  node:\n    devices: %d\n", c->node_devices);
+	key_num(f, "    ", "link_gbps", c->node_gbps);
+	fputs("  network:\n", f);
+	key_num(f, "    ", "link_gbps", c->net_gbps);
+	key_num(f, "    ", "latency_us", c->net_lat_us);
+	if (!c->eff_set)
+		return; /* inherited from the device family again on load */
+	const char *key;
+	fputs("  efficiency:\n", f);
+	size_t off;
+	for (size_t i = 0; (key = plan_eff_key(i, &off)); i++)
+		key_num(f, "    ", key, *(const double *)((const char *)&c->eff + off));
+}
+
+/* A reference: preset names as they are, file paths made absolute. */
+static void write_ref(FILE *f, const char *key, const char *ref, const char *kind, const plan_t *p,
+		const paths_t *paths)
+{
+	char found[1400], err[256], abs[PATH_MAX];
+	int is_file = plan_ref_is_path(ref) &&
+		!plan_resolve_ref(ref, kind, p->path, paths, found, sizeof found, err, sizeof err) && realpath(found, abs);
+	key_str(f, "", key, is_file ? abs : ref);
+}
+
+/* ---------- strategy ---------- */
+
+static void write_strategy(FILE *f, const strategy_t *s, int devices)
+{
+	fputs("strategy:\n", f);
+	/* dp follows from the device count; written only when it does not (an invalid plan is
+	 * saved as it is, so the user sees the same reason after loading it) */
+	if ((long long)s->dp * s->tp * s->pp * s->cp != devices && s->dp > 0)
+		fprintf(f, "  dp: %d\n", s->dp);
+	fprintf(f, "  tp: %d\n  pp: %d\n  vpp: %d\n  cp: %d\n  cp_kind: %s\n  ep: %d\n  etp: %d\n  zero: %d\n"
+			"  micro_batch: %d\n", s->tp, s->pp, s->vpp, s->cp, strat_cp_kind_name(s->cp_kind), s->ep, s->etp,
+			s->zero, s->micro_batch);
+	if (s->global_batch > 0)
+		fprintf(f, "  global_batch: %d\n", s->global_batch);
+	fprintf(f, "  seq_length: %d\n  sp: %s\n  flash_attention: %s\n  tp_comm_overlap: %s\n  vocab_parallel: %s\n"
+			"  recompute: %s\n  schedule: %s\n  precision: %s\n", s->seq, s->sp ? "true" : "false",
+			s->flash ? "true" : "false", s->tp_overlap ? "true" : "false", s->vocab_parallel ? "true" : "false",
+			strat_recompute_name(s->recompute), strat_schedule_name(s->schedule), strat_precision_name(s->precision));
+	if (s->nranges > 0) {
+		fputs("  recompute_layers: {", f);
+		int first = 1;
+		for (int i = 0; i < s->nranges; i++) {
+			/* a later identical range wins anyway, and a YAML map cannot repeat a key */
+			int later = 0;
+			for (int j = i + 1; j < s->nranges; j++)
+				if (s->range[j].lo == s->range[i].lo && s->range[j].hi == s->range[i].hi)
+					later = 1;
+			if (later)
+				continue;
+			fprintf(f, "%s\"%d:%d\": %s", first ? "" : ", ", s->range[i].lo, s->range[i].hi,
+					strat_recompute_name(s->range[i].mode));
+			first = 0;
+		}
+		fputs("}\n", f);
+	}
+	if (s->nchunks > 0) {
+		fputs("  stage_layers: [", f);
+		for (int i = 0; i < s->nchunks; i++)
+			fprintf(f, "%s%d", i ? ", " : "", s->chunk_layers[i]);
+		fputs("]\n", f);
+	}
+}
+
+int plan_write(FILE *f, const plan_t *p, const paths_t *paths, char *err, size_t errlen)
+{
+	fputs("# strata plan (written by strata; `strata eval FILE` evaluates it)\n", f);
+	if (p->id[0])
+		key_str(f, "", "id", p->id);
+	if (p->source[0])
+		key_str(f, "", "source", p->source);
+	if (!strcmp(p->model_ref, "(inline)") || !p->model_ref[0]) {
+		if (write_model(f, &p->model, err, errlen))
+			return -1;
+	} else {
+		write_ref(f, "model", p->model_ref, "models", p, paths);
+	}
+	if (!strcmp(p->cluster_ref, "(inline)") || !p->cluster_ref[0])
+		write_cluster(f, &p->cluster);
+	else
+		write_ref(f, "cluster", p->cluster_ref, "clusters", p, paths);
+	fprintf(f, "devices: %d\n", p->devices);
+	if (p->budget_gib > 0)
+		key_num(f, "", "budget_gib", p->budget_gib);
+	write_strategy(f, &p->strategy, p->devices);
+	if (p->npins > 0) {
+		fputs("pins: [", f);
+		for (int i = 0; i < p->npins; i++) {
+			if (i)
+				fputs(", ", f);
+			put_str(f, p->pins[i]);
+		}
+		fputs("]\n", f);
+	}
+	if (p->has_expect) {
+		const plan_expect *e = &p->expect;
+		fputs("expect:\n", f);
+		key_num(f, "  ", "step_time_s", e->step_time_s);
+		key_num(f, "  ", "peak_mem_gib", e->peak_mem_gib);
+		key_str(f, "  ", "mem_convention", e->mem_convention);
+		key_num(f, "  ", "tflops_per_gpu", e->tflops_per_gpu);
+		key_num(f, "  ", "mfu", e->mfu);
+		key_str(f, "  ", "tflops_convention", e->tflops_convention);
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "write error");
+		return -1;
+	}
+	return 0;
+}
+
+typedef struct {
+	const plan_t *p;
+	const paths_t *paths;
+} save_job;
+
+static int save_write(FILE *f, void *arg, char *err, size_t errlen)
+{
+	const save_job *j = arg;
+	return plan_write(f, j->p, j->paths, err, errlen);
+}
+
+int plan_save(const plan_t *p, const char *path, const paths_t *paths, char *err, size_t errlen)
+{
+	save_job j = {p, paths};
+	return atomic_write_with(path, save_write, &j, err, errlen);
+}

@@ -1,0 +1,491 @@
+/* scr_solve.c - the solvers from Lua: strata.ilp (the bubble ILP of src/solve/ilp.h)
+ * and strata.search. The solvers are C code that may hold memory, so a Lua error never
+ * unwinds through them: every Lua object is made before a solve starts, and the solver's
+ * own memory is released before the result is turned into tables. */
+#include "script/scr_int.h"
+#include "cli/cli.h"
+#include "cli/report.h"
+#include "solve/ilp.h"
+#include "solve/pins.h"
+#include "solve/search.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* strata.ilp(plan [, {time_limit_ms = N}]) -> the report of `ilp --json` as a table (the
+ * plan's evaluation plus an `ilp` object), with `plan` set to the refined plan when the
+ * ILP found one. */
+static int scr_ilp(lua_State *L)
+{
+	plan_t *p = scr_check_plan(L, 1);
+	long long limit = 0;
+	if (!lua_isnoneornil(L, 2)) {
+		luaL_checktype(L, 2, LUA_TTABLE);
+		static const char *const ok[] = {"time_limit_ms", NULL};
+		scr_check_keys(L, 2, "strata.ilp", ok);
+		limit = scr_int_field(L, 2, "time_limit_ms", "strata.ilp", 1, 86400000, 0);
+	}
+	lua_settop(L, 1);
+	eval_result *ev = lua_newuserdatauv(L, sizeof *ev, 0);   /* 2 */
+	ilp_result *x = lua_newuserdatauv(L, sizeof *x, 0);      /* 3 */
+	memset(x, 0, sizeof *x);
+	plan_t *q = scr_copy_plan(L, 1);                         /* 4: the refined plan */
+	if (eval_run(&p->model, &p->cluster, p->devices, &p->strategy, p->budget_gib, ev)) {
+		scr_push_report(L, p, ev); /* valid = false and the reason, no ilp object */
+		return 1;
+	}
+	ilp_pins pins;
+	char why[256];
+	if (ilp_pins_from_strings(p->pins, p->npins, &pins, why, sizeof why))
+		return luaL_error(L, "strata.ilp: %s", why);
+	ilp_params prm;
+	memset(&prm, 0, sizeof prm);
+	prm.time_limit_ms = (int)limit;
+	prm.cancel = scr_ctx_of(L)->env->cancel;
+	/* from here to ilp_free nothing may raise: the result owns malloc'd memory */
+	ilp_solve(&p->model, &p->cluster, p->devices, &p->strategy, p->budget_gib, &pins, &prm, x);
+	int have = x->have_plan;
+	if (have)
+		ilp_apply(x, &q->strategy);
+	ilp_free(x);
+
+	json_w w;
+	scr_tbuild b;
+	scr_tbuild_init(&b, L, &w);
+	json_obj_begin(&w, NULL);
+	report_json_members(&w, p, ev);
+	cmd_ilp_json(&w, x);
+	json_obj_end(&w);
+	if (have) {
+		lua_pushvalue(L, 4);
+		lua_setfield(L, -2, "plan");
+	}
+	return 1;
+}
+
+/* ---------- strata.search ---------- */
+
+/* One kept result of the steered search. */
+typedef struct {
+	double score;
+	long long seq;     /* enumeration order: ties keep the earlier candidate */
+} scr_kept;
+
+/* State of one steered search; lives in a userdata (nothing to free on an error). */
+typedef struct {
+	int top, n, worst;
+	long long seq, enumerated, filtered, unpinned, evaluated, valid, fit, scored;
+	pin_set pins;
+	scr_kept kept[SEARCH_MAX_TOP];
+	eval_result r;
+} scr_steer;
+
+/* Stack slots of a steered search. */
+enum { S_PLAN = 1, S_OPTS, S_STATE, S_KEPT, S_FILTER, S_SCORE, S_ENUM, S_CAND };
+
+/* Re-raise an error from a filter, score or enumerate function with the search's context;
+ * a tripped limit keeps its own message (the script is stopped either way). */
+static int scr_hook_failed(lua_State *L, const char *fn)
+{
+	const char *msg = lua_tostring(L, -1);
+	return luaL_error(L, "strata.search: %s function failed: %s", fn, msg ? msg : "(error object is not a string)");
+}
+
+/* Offer the candidate in slot S_CAND with its score to the kept set. */
+static void scr_offer(lua_State *L, scr_steer *st, double score)
+{
+	long long seq = st->seq;
+	int slot;
+	if (st->n < st->top) {
+		slot = st->n++;
+	} else {
+		const scr_kept *w = &st->kept[st->worst];
+		if (score < w->score || (score == w->score && seq > w->seq))
+			return;
+		slot = st->worst;
+	}
+	st->kept[slot].score = score;
+	st->kept[slot].seq = seq;
+	scr_copy_plan(L, S_CAND);
+	lua_rawseti(L, S_KEPT, slot + 1);
+	if (st->n == st->top) {
+		int w = 0;
+		for (int i = 1; i < st->n; i++) {
+			const scr_kept *a = &st->kept[i], *b = &st->kept[w];
+			if (a->score < b->score || (a->score == b->score && a->seq > b->seq))
+				w = i;
+		}
+		st->worst = w;
+	}
+}
+
+/* Filter, evaluate, score and keep the candidate plan in slot S_CAND. */
+static void scr_consider(lua_State *L, scr_steer *st)
+{
+	plan_t *p = scr_check_plan(L, S_CAND);
+	st->seq++;
+	st->enumerated++;
+	char why[256];
+	if (st->pins.n && !pin_honoured(&st->pins, &p->model, &p->strategy, why, sizeof why)) {
+		st->unpinned++;
+		return;
+	}
+	if (!lua_isnil(L, S_FILTER)) {
+		lua_pushvalue(L, S_FILTER);
+		scr_push_strategy(L, p);
+		if (lua_pcall(L, 1, 1, 0) != LUA_OK)
+			scr_hook_failed(L, "filter");
+		int keep = lua_toboolean(L, -1);
+		lua_pop(L, 1);
+		if (!keep) {
+			st->filtered++;
+			return;
+		}
+	}
+	st->evaluated++;
+	if (eval_run(&p->model, &p->cluster, p->devices, &p->strategy, p->budget_gib, &st->r))
+		return;
+	st->valid++;
+	if (!st->r.fits)
+		return;
+	st->fit++;
+	double score = st->r.tokens_per_s;
+	if (!lua_isnil(L, S_SCORE)) {
+		lua_pushvalue(L, S_SCORE);
+		scr_push_report_lazy(L, p, &st->r);
+		if (lua_pcall(L, 1, 1, 0) != LUA_OK)
+			scr_hook_failed(L, "score");
+		int t = lua_type(L, -1);
+		if (t == LUA_TNIL || (t == LUA_TBOOLEAN && !lua_toboolean(L, -1))) {
+			lua_pop(L, 1);
+			return;
+		}
+		int isnum = 0;
+		score = lua_tonumberx(L, -1, &isnum);
+		if (!isnum || t != LUA_TNUMBER || score != score)
+			luaL_error(L, "strata.search: the score function must return a number, or nil to drop the "
+					"candidate (got %s)", t == LUA_TNUMBER ? "NaN" : luaL_typename(L, -1));
+		lua_pop(L, 1);
+		st->scored++;
+	}
+	scr_offer(L, st, score);
+}
+
+/* Powers of two from 1 to hi dividing n, into out; returns the count. */
+static int scr_pow2_div(long long n, long long hi, int *out, int max)
+{
+	int k = 0;
+	for (long long v = 1; v <= hi && v <= n && k < max; v *= 2)
+		if (n % v == 0)
+			out[k++] = (int)v;
+	return k;
+}
+
+/* The built-in space: tp, cp, ep, micro-batch as powers of two, pp over the divisors, every
+ * ZeRO level and recompute mode; the job (global batch, sequence, precision, schedule,
+ * flash attention, overlap) stays as the plan has it. */
+static void scr_enumerate_builtin(lua_State *L, scr_steer *st)
+{
+	plan_t *base = scr_check_plan(L, S_PLAN);
+	plan_t *p = scr_check_plan(L, S_CAND);
+	const model_t *m = &base->model;
+	int experts = 0;
+	for (int k = 0; k < m->nkinds; k++)
+		if (m->kind[k].experts > experts)
+			experts = m->kind[k].experts;
+	int devices = base->devices, tps[32], cps[8], eps[32], mbs[8];
+	int ntp = scr_pow2_div(devices, devices, tps, 32);
+	for (int a = 0; a < ntp; a++) {
+		int tp = tps[a];
+		int rest = devices / tp;
+		for (int pp = 1; pp <= rest && pp <= m->layers && pp <= EVAL_MAX_STAGES; pp++) {
+			if (rest % pp)
+				continue;
+			int ncp = scr_pow2_div(rest / pp, 8, cps, 8);
+			for (int c = 0; c < ncp; c++) {
+				int cp = cps[c], dp = rest / pp / cp;
+				int nep = experts ? scr_pow2_div(experts, (long long)dp * cp * tp, eps, 32) : 1;
+				if (!experts)
+					eps[0] = 1;
+				long long per_dp = base->strategy.global_batch / dp;
+				int nmb = base->strategy.global_batch % dp ? 0 : scr_pow2_div(per_dp, 8, mbs, 8);
+				for (int e = 0; e < nep; e++)
+					for (int z = 0; z <= 3; z++)
+						for (int b = 0; b < nmb; b++)
+							for (int rc = 0; rc < RC_COUNT; rc++) {
+								strategy_t *s = &p->strategy;
+								*s = base->strategy;
+								s->tp = tp;
+								s->pp = pp;
+								s->cp = cp;
+								s->dp = dp;
+								s->ep = eps[e];
+								s->etp = 1;
+								s->zero = z;
+								s->micro_batch = mbs[b];
+								s->recompute = (uint8_t)rc;
+								s->sp = tp > 1;
+								if (pp == 1) {
+									s->vpp = 1;
+									if (s->schedule == SCHED_INTERLEAVED)
+										s->schedule = SCHED_1F1B;
+								}
+								s->nchunks = 0;
+								scr_consider(L, st);
+							}
+			}
+		}
+	}
+}
+
+/* Call enumerate(job) and consider every strategy (a table of plan:with keys) it lists. */
+static void scr_enumerate_lua(lua_State *L, scr_steer *st)
+{
+	plan_t *base = scr_check_plan(L, S_PLAN);
+	const model_t *m = &base->model;
+	lua_pushvalue(L, S_ENUM);
+	lua_createtable(L, 0, 12); /* job */
+	struct { const char *k; long long v; } f[] = {
+		{"devices", base->devices}, {"node_devices", base->cluster.node_devices}, {"layers", m->layers},
+		{"heads", m->kind[0].heads}, {"kv_heads", m->kind[0].kv_heads},
+		{"global_batch", base->strategy.global_batch}, {"seq_length", base->strategy.seq},
+	};
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		lua_pushinteger(L, f[i].v);
+		lua_setfield(L, -2, f[i].k);
+	}
+	int experts = 0;
+	for (int k = 0; k < m->nkinds; k++)
+		if (m->kind[k].experts > experts)
+			experts = m->kind[k].experts;
+	lua_pushinteger(L, experts);
+	lua_setfield(L, -2, "experts");
+	lua_pushvalue(L, S_PLAN);
+	lua_setfield(L, -2, "plan");
+	scr_push_strategy(L, base);
+	lua_setfield(L, -2, "strategy");
+	if (lua_pcall(L, 1, 1, 0) != LUA_OK)
+		scr_hook_failed(L, "enumerate");
+	if (!lua_istable(L, -1))
+		luaL_error(L, "strata.search: enumerate must return a list of strategy tables (got %s)",
+				luaL_typename(L, -1));
+	int list = lua_gettop(L);
+	lua_Unsigned n = lua_rawlen(L, list);
+	for (lua_Unsigned i = 1; i <= n; i++) {
+		if (lua_rawgeti(L, list, (lua_Integer)i) != LUA_TTABLE)
+			luaL_error(L, "strata.search: enumerate: item %d is a %s, not a table of strategy keys", (int)i,
+					luaL_typename(L, -1));
+		plan_t *p = scr_check_plan(L, S_CAND);
+		memcpy(p, base, sizeof *p);
+		char why[256];
+		int bad = scr_apply_overrides(L, -1, p, why, sizeof why);
+		lua_pop(L, 1);
+		if (bad) {
+			st->seq++;
+			st->enumerated++;
+			st->evaluated++; /* counted as evaluated and invalid, like a rejected strategy */
+			continue;
+		}
+		scr_consider(L, st);
+	}
+	lua_pop(L, 1);
+}
+
+static int scr_kept_cmp(const void *a, const void *b)
+{
+	const scr_kept *x = a, *y = b;
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The steered search: built-in or Lua enumeration, Lua filter and score, outer level only. */
+static int scr_search_steered(lua_State *L, int top)
+{
+	lua_settop(L, S_OPTS);
+	scr_steer *st = lua_newuserdatauv(L, sizeof *st, 0);                /* S_STATE */
+	memset(st, 0, sizeof *st);
+	st->top = top;
+	lua_createtable(L, top, 0);                                          /* S_KEPT */
+	lua_getfield(L, S_OPTS, "filter");                                   /* S_FILTER */
+	lua_getfield(L, S_OPTS, "score");                                    /* S_SCORE */
+	lua_getfield(L, S_OPTS, "enumerate");                                /* S_ENUM */
+	const char *names[] = {"filter", "score", "enumerate"};
+	for (int i = 0; i < 3; i++)
+		if (!lua_isnil(L, S_FILTER + i) && !lua_isfunction(L, S_FILTER + i))
+			luaL_error(L, "strata.search: %s must be a function (got %s)", names[i], luaL_typename(L, S_FILTER + i));
+	plan_t *base = scr_check_plan(L, S_PLAN);
+	char why[512];
+	if (pin_set_from_strings(&st->pins, base->pins, base->npins, why, sizeof why))
+		luaL_error(L, "strata.search: %s", why);
+	if (pin_needs_ilp(&st->pins))
+		luaL_error(L, "strata.search: stage pins need the ILP level, which a steered search (filter, score, "
+				"enumerate) does not run: drop them or the Lua functions");
+	scr_copy_plan(L, S_PLAN);                                            /* S_CAND */
+	if (lua_isnil(L, S_ENUM))
+		scr_enumerate_builtin(L, st);
+	else
+		scr_enumerate_lua(L, st);
+
+	/* rank: score descending, then enumeration order */
+	int n = st->n;
+	scr_kept *order = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *order, 0);
+	int *slot = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *slot, 0);
+	for (int i = 0; i < n; i++) {
+		order[i] = st->kept[i];
+		order[i].seq = st->kept[i].seq * SEARCH_MAX_TOP + i; /* keep the slot with the order */
+	}
+	qsort(order, (size_t)n, sizeof *order, scr_kept_cmp);
+	for (int i = 0; i < n; i++)
+		slot[i] = (int)(order[i].seq % SEARCH_MAX_TOP);
+	lua_createtable(L, n, 0);
+	for (int i = 0; i < n; i++) {
+		lua_rawgeti(L, S_KEPT, slot[i] + 1);
+		plan_t *p = scr_check_plan(L, -1);
+		eval_run(&p->model, &p->cluster, p->devices, &p->strategy, p->budget_gib, &st->r);
+		scr_push_report(L, p, &st->r);
+		lua_insert(L, -2);
+		lua_setfield(L, -2, "plan");
+		lua_createtable(L, 0, 12);
+		struct { const char *k; long long v; } c[] = {
+			{"rank", i + 1}, {"enumerated", st->enumerated}, {"filtered", st->filtered},
+			{"unpinned", st->unpinned}, {"evaluated", st->evaluated}, {"valid", st->valid}, {"fit", st->fit},
+		};
+		for (size_t j = 0; j < sizeof c / sizeof c[0]; j++) {
+			lua_pushinteger(L, c[j].v);
+			lua_setfield(L, -2, c[j].k);
+		}
+		lua_pushnumber(L, order[i].score);
+		lua_setfield(L, -2, "score");
+		lua_pushliteral(L, "steered");
+		lua_setfield(L, -2, "engine");
+		lua_setfield(L, -2, "search");
+		lua_rawseti(L, -2, i + 1);
+	}
+	return 1;
+}
+
+/* The C search (src/solve/search.h): two levels with the ILP, threads, pins. */
+static int scr_search_engine(lua_State *L, int top)
+{
+	plan_t *p = scr_check_plan(L, 1);
+	int threads = (int)scr_int_field(L, 2, "threads", "strata.search", 1, SEARCH_MAX_THREADS, 0);
+	int limit = (int)scr_int_field(L, 2, "time_limit_ms", "strata.search", 1, 86400000, 0);
+	lua_getfield(L, 2, "ilp");
+	int no_ilp = !lua_isnil(L, -1) && !lua_toboolean(L, -1);
+	lua_pop(L, 1);
+	lua_settop(L, 2);
+	pin_set *pins = lua_newuserdatauv(L, sizeof *pins, 0);                /* 3 */
+	eval_result *ev = lua_newuserdatauv(L, sizeof *ev, 0);               /* 4 */
+	search_result *r = lua_newuserdatauv(L, sizeof *r, 0);              /* 5 */
+	memset(r, 0, sizeof *r);
+	char why[512];
+	if (pin_set_from_strings(pins, p->pins, p->npins, why, sizeof why))
+		return luaL_error(L, "strata.search: %s", why);
+	if (no_ilp && pin_needs_ilp(pins))
+		return luaL_error(L, "strata.search: stage pins need the ILP level (ilp = false drops it)");
+	lua_createtable(L, top, 0);                                          /* 6: results */
+	/* copies of the item strategies, made before the search so nothing raises after it */
+	strategy_t *items = lua_newuserdatauv(L, sizeof *items * (size_t)top, 0); /* 7 */
+	search_item *meta = lua_newuserdatauv(L, sizeof *meta * (size_t)top, 0);  /* 8 */
+	search_job job = {&p->model, &p->cluster, p->devices, p->strategy, p->budget_gib};
+	search_opts opt;
+	memset(&opt, 0, sizeof opt);
+	opt.top = top;
+	opt.threads = threads;
+	opt.no_ilp = no_ilp;
+	opt.ilp_time_limit_ms = limit;
+	opt.cancel = scr_ctx_of(L)->env->cancel;
+	/* from here to search_free nothing may raise: the result owns malloc'd memory */
+	int rc = search_run(&job, pins, &opt, r);
+	int n = rc ? 0 : (r->n < top ? r->n : top);
+	for (int i = 0; i < n; i++) {
+		items[i] = r->item[i].s;
+		meta[i] = r->item[i];
+	}
+	search_result counts = *r;
+	search_free(r);
+	if (rc)
+		return luaL_error(L, "strata.search: %s", counts.why);
+	for (int i = 0; i < n; i++) {
+		plan_t *q = scr_copy_plan(L, 1);
+		q->strategy = items[i];
+		eval_run(&q->model, &q->cluster, q->devices, &q->strategy, q->budget_gib, ev);
+		scr_push_report(L, q, ev);
+		lua_insert(L, -2);
+		lua_setfield(L, -2, "plan");
+		const search_item *it = &meta[i];
+		lua_createtable(L, 0, 16);
+		struct { const char *k; double v; } num[] = {
+			{"step_s", it->step}, {"peak_gib", it->peak_gib}, {"mfu", it->mfu},
+			{"tokens_per_s", it->tokens_per_s}, {"even_step_s", it->even_step},
+			{"even_peak_gib", it->even_peak_gib}, {"outer_s", counts.outer_s}, {"inner_s", counts.inner_s},
+		};
+		for (size_t j = 0; j < sizeof num / sizeof num[0]; j++) {
+			lua_pushnumber(L, num[j].v);
+			lua_setfield(L, -2, num[j].k);
+		}
+		struct { const char *k; long long v; } cnt[] = {
+			{"rank", i + 1}, {"enumerated", counts.enumerated}, {"pruned", counts.pruned},
+			{"evaluated", counts.evaluated}, {"valid", counts.valid}, {"fit", counts.fit},
+			{"threads", counts.threads},
+		};
+		for (size_t j = 0; j < sizeof cnt / sizeof cnt[0]; j++) {
+			lua_pushinteger(L, cnt[j].v);
+			lua_setfield(L, -2, cnt[j].k);
+		}
+		lua_pushliteral(L, "two-level");
+		lua_setfield(L, -2, "engine");
+		lua_setfield(L, -2, "search");
+		lua_createtable(L, 0, 5);
+		lua_pushstring(L, it->ilp_status < 0 ? "skipped" : ilp_status_name(it->ilp_status));
+		lua_setfield(L, -2, "status");
+		if (it->ilp_status >= 0) {
+			lua_pushnumber(L, it->ilp_ms);
+			lua_setfield(L, -2, "solve_ms");
+			lua_pushnumber(L, it->ilp_gain);
+			lua_setfield(L, -2, "gain");
+			lua_pushboolean(L, it->ilp_applied);
+			lua_setfield(L, -2, "applied");
+		}
+		lua_setfield(L, -2, "ilp");
+		lua_rawseti(L, 6, i + 1);
+	}
+	lua_pushvalue(L, 6);
+	if (n == 0) {
+		lua_pushstring(L, counts.why[0] ? counts.why : "no strategy fits");
+		return 2;
+	}
+	return 1;
+}
+
+/* strata.search(plan [, opts]) -> a list of results, best first (eval report + search +
+ * plan). With filter, score or enumerate (or exhaustive = true) the steered search runs
+ * them; otherwise the two-level C search does. */
+static int scr_search(lua_State *L)
+{
+	scr_check_plan(L, 1);
+	if (lua_isnoneornil(L, 2)) {
+		lua_settop(L, 1);
+		lua_newtable(L);
+	}
+	luaL_checktype(L, 2, LUA_TTABLE);
+	static const char *const ok[] = {"top", "filter", "score", "enumerate", "exhaustive", "ilp", "threads",
+		"time_limit_ms", NULL};
+	scr_check_keys(L, 2, "strata.search", ok);
+	int top = (int)scr_int_field(L, 2, "top", "strata.search", 1, SEARCH_MAX_TOP, 10);
+	int steered = 0;
+	static const char *const hooks[] = {"filter", "score", "enumerate", "exhaustive"};
+	for (int i = 0; i < 4; i++) {
+		lua_getfield(L, 2, hooks[i]);
+		steered |= lua_toboolean(L, -1);
+		lua_pop(L, 1);
+	}
+	return steered ? scr_search_steered(L, top) : scr_search_engine(L, top);
+}
+
+void scr_open_solve(lua_State *L)
+{
+	static const luaL_Reg fns[] = {{"ilp", scr_ilp}, {"search", scr_search}, {NULL, NULL}};
+	luaL_setfuncs(L, fns, 0);
+}

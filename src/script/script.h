@@ -1,0 +1,64 @@
+/* script.h - Lua 5.4 recipes: an embedded, sandboxed Lua state with the `strata` module
+ * (models, presets, plans, evaluation, search, ILP; the API is documented in
+ * man/strata-lua.7). This header is Lua-free so the CLI and the TUI can run a recipe
+ * without seeing lua.h. Each run gets a fresh state: nothing outlives scr_run_*, and
+ * nothing is global, so runs may happen in any thread. */
+#ifndef STRATA_SCRIPT_SCRIPT_H
+#define STRATA_SCRIPT_SCRIPT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "io/paths.h"
+#include "io/plan.h"
+
+/* Defaults stop `while true do end` and an allocation bomb well within a second on a
+ * laptop-class core (measured figures in man/strata-lua.7). */
+#define SCR_DEFAULT_STEPS 100000000LL /* Lua VM instructions */
+#define SCR_DEFAULT_MIB 128           /* Lua heap, MiB */
+#define SCR_MAX_STEPS (1LL << 50)
+#define SCR_MAX_MIB (1 << 20)
+
+/* Limits of one run; 0 in a field means its default. */
+typedef struct {
+	long long steps;       /* VM instructions (counted every 1000) */
+	long long mem_mib;     /* heap cap in MiB */
+} scr_limits;
+
+/* Receives what the script prints (one print() call's text, newline included). */
+typedef void (*scr_print_fn)(void *user, const char *text, size_t len);
+
+/* Where a run reads its data from and sends its output. */
+typedef struct {
+	const paths_t *paths;      /* preset search path (required) */
+	scr_limits lim;
+	FILE *out;                 /* print() target when print_fn is NULL; NULL discards */
+	scr_print_fn print_fn;     /* optional: the TUI collects output here */
+	void *user;
+	const atomic_int *cancel;  /* optional: nonzero stops the script at its next hook */
+} scr_env;
+
+/* What the chunk returned (its first return value). */
+typedef enum { SCR_NONE = 0, SCR_MODEL, SCR_CLUSTER, SCR_PLAN } scr_kind;
+
+typedef struct {
+	int rc;                /* 0 ran, 1 script error (syntax, runtime, limit), 2 file error */
+	int kind;              /* scr_kind */
+	plan_t plan;           /* SCR_PLAN: the plan; SCR_MODEL: .model; SCR_CLUSTER: .cluster */
+	char err[8192];        /* rc != 0: "file:line: message" then a traceback, one per line */
+	long long steps;       /* instructions executed (a multiple of 1000) */
+	size_t peak_bytes;     /* largest Lua heap seen */
+} scr_outcome;
+
+/* Parse a "--lua-steps N" value (instructions); 0, or -1 with a reason. */
+int scr_parse_steps(const char *s, long long *out, char *err, size_t errlen);
+/* Parse a "--lua-mem MIB" value; 0, or -1 with a reason. */
+int scr_parse_mib(const char *s, long long *out, char *err, size_t errlen);
+/* Run a recipe file; argv[0..argc) become arg[1..argc] and `...`. Returns o->rc. */
+int scr_run_file(const scr_env *env, const char *path, int argc, char **argv, scr_outcome *o);
+/* Run recipe text; name appears in messages ("name:line:"). Returns o->rc. */
+int scr_run_string(const scr_env *env, const char *text, const char *name, int argc, char **argv,
+		scr_outcome *o);
+
+#endif

@@ -1,0 +1,450 @@
+/* ilp_opts.c - the choices the ILP picks from, and the DP that bounds it.
+ *
+ * Stage model (vpp = 1, or one kind of layer everywhere): an option is "stage s holds
+ * layers [a, b)" with the fastest recompute mix that fits (ilp_knap); options of
+ * consecutive stages chain a -> b like arcs of a path from layer 0 to layer L. On this
+ * model the makespan cM * max T + h(sum g) is solved exactly by a DP per threshold on
+ * max T (the "fixed T" idea): the DP gives the ILP its optimum as a warm start and a
+ * lower-bound cut, and removes every option that cannot be part of a better plan.
+ *
+ * Chunk model (vpp > 1 with kinds or pins that make chunk positions matter): an option is
+ * "chunk j holds [a, b) with this recompute choice of its free layers"; a stage's memory
+ * and time are sums over its chunks, so the knapsack is left to the ILP (per-chunk
+ * Pareto points of bytes saved vs. seconds added are its columns). */
+#include "solve/ilp_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ilp_should_stop(ilp_inst *in)
+{
+	if (in->stop)
+		return 1;
+	if (in->prm->cancel && atomic_load(in->prm->cancel))
+		in->stop = 1;
+	else if (in->prm->time_limit_ms > 0 && ilp_ms_since(&in->t0) > in->prm->time_limit_ms)
+		in->stop = 1;
+	return in->stop;
+}
+
+static int add_opt(ilp_inst *in, const ilp_opt *o)
+{
+	if (in->nopt == in->capopt) {
+		int cap = in->capopt ? 2 * in->capopt : 1024;
+		ilp_opt *n = realloc(in->opt, (size_t)cap * sizeof *n);
+		if (!n)
+			return -1;
+		in->opt = n;
+		in->capopt = cap;
+	}
+	in->opt[in->nopt++] = *o;
+	return 0;
+}
+
+void ilp_range_counts(const ilp_inst *in, int a, int b, int last, int (*fixed)[RC_COUNT], int *nfree)
+{
+	memset(fixed, 0, sizeof(int) * MODEL_MAX_KINDS * RC_COUNT);
+	memset(nfree, 0, sizeof(int) * MODEL_MAX_KINDS);
+	if (in->virt) { /* one pseudo-kind: that of layer 0 */
+		int k = model_layer_kind(in->m, 0);
+		if (in->rcpin[0] >= 0)
+			fixed[k][in->rcpin[0]] = b - a;
+		else
+			nfree[k] = b - a;
+	} else {
+		for (int k = 0; k < in->nk; k++) {
+			for (int mode = 0; mode < RC_COUNT; mode++)
+				fixed[k][mode] = ilp_cnt(in, k * 4 + mode, a, b);
+			nfree[k] = ilp_cnt(in, k * 4 + ILP_FREE, a, b);
+		}
+	}
+	if (last && in->mtp > 0)
+		nfree[in->mtp_kind] += in->mtp;
+}
+
+/* 1: [a, b) may go on (a chunk of) stage st as far as stage pins go; 0: not this b, a
+ * longer range may do; -1: no longer range can. A stage model range must hold every
+ * layer pinned to its stage. On the chunk model a pinned block lies wholly inside one
+ * chunk of its stage, since the chunks between two chunks of a stage are not empty. */
+static int stage_pins_ok(const ilp_inst *in, int st, int a, int b)
+{
+	if (!in->has_stage_pins)
+		return 1;
+	for (int l = a; l < b; l++)
+		if (in->stpin[l] >= 0 && in->stpin[l] != st)
+			return -1; /* holds a layer pinned elsewhere: longer ranges do too */
+	if (in->chunk_model) {
+		if (a > 0 && in->stpin[a] == st && in->stpin[a - 1] == st)
+			return -1; /* would start inside a pinned block */
+		return b < in->L && in->stpin[b] == st && in->stpin[b - 1] == st ? 0 : 1;
+	}
+	for (int l = 0; l < a; l++)
+		if (in->stpin[l] == st)
+			return -1;
+	for (int l = b; l < in->L; l++)
+		if (in->stpin[l] == st)
+			return 0;
+	return 1;
+}
+
+static double tlower(const ilp_inst *in, int st, int (*fixed)[RC_COUNT], const int *nfree, ilp_price *q)
+{
+	ilp_mix x;
+	for (int k = 0; k < in->nk; k++) {
+		for (int mode = 0; mode < RC_COUNT; mode++)
+			x.n[k][mode] = fixed[k][mode];
+		x.n[k][RC_NONE] += nfree[k];
+	}
+	ilp_price_stage(in->ec, in->nk, st, &x, q);
+	return q->f + q->b - q->rc;
+}
+
+/* Keep only options that lie on some path from position 0 to L. */
+static void prune_dead(ilp_inst *in, int units)
+{
+	int W = in->L + 1;
+	char *fin = calloc((size_t)(units + 1) * W, 1);
+	char *keep = calloc((size_t)in->nopt + 1, 1);
+	if (!fin || !keep) {
+		free(fin);
+		free(keep);
+		return; /* dead ends only cost time, never correctness */
+	}
+	fin[units * W + in->L] = 1;
+	for (int i = in->nopt - 1; i >= 0; i--) { /* options are in unit order */
+		const ilp_opt *o = &in->opt[i];
+		if (fin[(o->unit + 1) * W + o->b]) {
+			keep[i] = 1;
+			fin[o->unit * W + o->a] = 1;
+		}
+	}
+	/* forward: the start must be reachable too */
+	char *reach = calloc((size_t)(units + 1) * W, 1);
+	if (reach) {
+		reach[0] = 1;
+		for (int i = 0; i < in->nopt; i++) {
+			const ilp_opt *o = &in->opt[i];
+			if (keep[i] && !reach[o->unit * W + o->a])
+				keep[i] = 0;
+			if (keep[i])
+				reach[(o->unit + 1) * W + o->b] = 1;
+		}
+	}
+	int n = 0;
+	for (int i = 0; i < in->nopt; i++)
+		if (keep[i])
+			in->opt[n++] = in->opt[i];
+	in->nopt = n;
+	free(reach);
+	free(fin);
+	free(keep);
+}
+
+static int stage_options(ilp_inst *in)
+{
+	const int p = in->p, L = in->L, W = L + 1, minn = in->virt ? in->v : 1;
+	char *reach = calloc((size_t)(p + 1) * W, 1);
+	if (!reach)
+		return -1;
+	reach[0] = 1;
+	int fixed[MODEL_MAX_KINDS][RC_COUNT], nfree[MODEL_MAX_KINDS];
+	for (int st = 0; st < p && !ilp_should_stop(in); st++) {
+		for (int a = 0; a < L; a++) {
+			if (!reach[st * W + a])
+				continue;
+			int bmax = L - (p - 1 - st) * minn, bmin = a + minn;
+			if (st == p - 1)
+				bmin = L;
+			for (int b = bmin; b <= bmax; b++) {
+				int want = in->cnt_pin[st];
+				if (want >= 0 && b - a > want)
+					break;
+				if (want >= 0 && b - a != want)
+					continue;
+				int ok = in->virt ? 1 : stage_pins_ok(in, st, a, b);
+				if (ok < 0)
+					break;
+				if (!ok)
+					continue;
+				ilp_range_counts(in, a, b, st == p - 1, fixed, nfree);
+				ilp_opt o;
+				memset(&o, 0, sizeof o);
+				if (tlower(in, st, fixed, nfree, &o.q) > in->tau_max)
+					break; /* longer ranges are slower still */
+				if (ilp_knap_best(&in->knap, st, (const int(*)[RC_COUNT])fixed, nfree, &o.mix, &o.q))
+					break; /* does not fit: longer ranges do not either */
+				o.st = o.unit = st;
+				o.a = a;
+				o.b = b;
+				o.T = o.q.f + o.q.b;
+				o.g = ilp_form_g(&in->form, &o.q);
+				if (add_opt(in, &o)) {
+					free(reach);
+					return -1;
+				}
+				reach[(st + 1) * W + b] = 1;
+			}
+		}
+	}
+	free(reach);
+	prune_dead(in, p);
+	return 0;
+}
+
+static int chunk_options(ilp_inst *in)
+{
+	const int p = in->p, L = in->L, P = in->P, W = L + 1;
+	char *reach = calloc((size_t)(P + 1) * W, 1);
+	if (!reach)
+		return -1;
+	reach[0] = 1;
+	ilp_mix empty;
+	memset(&empty, 0, sizeof empty);
+	for (int st = 0; st < p; st++)
+		ilp_price_stage(in->ec, in->nk, st, &empty, &in->cst[st]);
+	int fixed[MODEL_MAX_KINDS][RC_COUNT], nfree[MODEL_MAX_KINDS];
+	for (int j = 0; j < P && !ilp_should_stop(in); j++) {
+		const int st = j % p;
+		const ilp_price *c0 = &in->cst[st];
+		for (int a = 0; a < L; a++) {
+			if (!reach[j * W + a])
+				continue;
+			int bmax = L - (P - 1 - j), bmin = j == P - 1 ? L : a + 1;
+			for (int b = bmin; b <= bmax; b++) {
+				if (in->cnt_pin[st] >= 0 && b - a > in->cnt_pin[st] - (in->v - 1))
+					break;
+				int ok = stage_pins_ok(in, st, a, b);
+				if (ok < 0)
+					break;
+				if (!ok)
+					continue;
+				ilp_range_counts(in, a, b, j == P - 1, fixed, nfree);
+				ilp_price q0;
+				if (tlower(in, st, fixed, nfree, &q0) > in->tau_max)
+					break;
+				int present[MODEL_MAX_KINDS], np = 0, any = 0;
+				for (int k = 0; k < in->nk; k++)
+					if (nfree[k] > 0)
+						present[np++] = k;
+				for (unsigned set = 0; set < (1u << np); set++) {
+					int kinds[MODEL_MAX_KINDS], nks = 0;
+					for (int i = 0; i < np; i++)
+						if (set & (1u << i))
+							kinds[nks++] = present[i];
+					ilp_cpt *pts = NULL, zero;
+					int npt = 1;
+					memset(&zero, 0, sizeof zero);
+					if (nks) {
+						npt = ilp_knap_combine(&in->knap, kinds, nks, nfree, &pts);
+						if (npt < 0) {
+							free(reach);
+							return -1;
+						}
+					}
+					for (int i = 0; i < npt; i++) {
+						const ilp_cpt *c = nks ? &pts[i] : &zero;
+						int used = 1; /* every kind of the subset recomputes something */
+						for (int t = 0; t < nks; t++)
+							if (c->sel[kinds[t]] + c->full[kinds[t]] == 0)
+								used = 0;
+						if (!used)
+							continue;
+						ilp_opt o;
+						memset(&o, 0, sizeof o);
+						for (int k = 0; k < in->nk; k++) {
+							for (int mode = 0; mode < RC_COUNT; mode++)
+								o.mix.n[k][mode] = fixed[k][mode];
+							o.mix.n[k][RC_SELECTIVE] += c->sel[k];
+							o.mix.n[k][RC_FULL] += c->full[k];
+							o.mix.n[k][RC_NONE] += nfree[k] - c->sel[k] - c->full[k];
+						}
+						ilp_price q;
+						ilp_price_stage(in->ec, in->nk, st, &o.mix, &q);
+						if (q.mem > in->ec->budget)
+							continue;
+						o.q.f = q.f - c0->f;
+						o.q.b = q.b - c0->b;
+						o.q.w = q.w - c0->w;
+						o.q.rc = q.rc;
+						o.q.work = q.work;
+						o.q.mem = q.mem - q.work - c0->mem; /* the part that adds up over chunks */
+						o.st = st;
+						o.unit = j;
+						o.a = a;
+						o.b = b;
+						o.T = o.q.f + o.q.b;
+						o.g = ilp_form_g(&in->form, &o.q);
+						if (add_opt(in, &o)) {
+							free(pts);
+							free(reach);
+							return -1;
+						}
+						any = 1;
+					}
+					free(pts);
+				}
+				if (!any)
+					break; /* nothing fits even alone: longer chunks do not either */
+				reach[(j + 1) * W + b] = 1;
+			}
+		}
+	}
+	free(reach);
+	prune_dead(in, P);
+	return 0;
+}
+
+/* Min sum of g over paths of options with T <= tau (stage model): fills path[st]; returns
+ * the sum or INFINITY. F and arg are scratch of (p + 1) * (L + 1). */
+static double dp_path(const ilp_inst *in, double tau, double *F, int *arg, int *path, double *tmax)
+{
+	const int p = in->p, W = in->L + 1;
+	for (int i = 0; i < (p + 1) * W; i++)
+		F[i] = INFINITY;
+	F[0] = 0;
+	for (int i = 0; i < in->nopt; i++) {
+		const ilp_opt *o = &in->opt[i];
+		if (o->T > tau)
+			continue;
+		double v = F[o->st * W + o->a] + o->g;
+		int at = (o->st + 1) * W + o->b;
+		if (v < F[at]) {
+			F[at] = v;
+			arg[at] = i;
+		}
+	}
+	double best = F[p * W + in->L];
+	if (best == INFINITY)
+		return best;
+	*tmax = 0;
+	for (int st = p - 1, x = in->L; st >= 0; st--) {
+		int i = arg[(st + 1) * W + x];
+		path[st] = i;
+		if (in->opt[i].T > *tmax)
+			*tmax = in->opt[i].T;
+		x = in->opt[i].a;
+	}
+	return best;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The threshold DP: exact optimum of the stage model, then pruning by bounds. */
+static int stage_dp(ilp_inst *in)
+{
+	const int p = in->p, W = in->L + 1, n = in->nopt;
+	double *F = malloc((size_t)(p + 1) * W * sizeof *F), *G = malloc((size_t)(p + 1) * W * sizeof *G);
+	int *arg = malloc((size_t)(p + 1) * W * sizeof *arg), *path = malloc((size_t)p * sizeof *path);
+	int *bestp = malloc((size_t)p * sizeof *bestp);
+	double *ts = malloc((size_t)(n ? n : 1) * sizeof *ts);
+	int rc = -1;
+	if (!F || !G || !arg || !path || !bestp || !ts)
+		goto out;
+	rc = 0;
+	for (int i = 0; i < n; i++)
+		ts[i] = in->opt[i].T;
+	qsort(ts, (size_t)n, sizeof *ts, cmp_double);
+	int nt = 0;
+	for (int i = 0; i < n; i++)
+		if (!nt || ts[i] > ts[nt - 1])
+			ts[nt++] = ts[i];
+	double tmax, gmin = dp_path(in, INFINITY, F, arg, path, &tmax);
+	if (gmin == INFINITY)
+		goto out; /* no plan: the caller reports infeasible */
+	/* bottleneck: the least threshold that still admits a path */
+	int lo = 0, hi = nt - 1;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (dp_path(in, ts[mid], F, arg, path, &tmax) < INFINITY)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	in->tau_lb = ts[lo];
+	const ilp_form *f = &in->form;
+	double best = INFINITY;
+	int exact = 1, steps = 0;
+	for (int i = lo; i < nt; i++) {
+		if (f->cM * ts[i] + ilp_form_h(f, gmin) >= best * (1 - 1e-12))
+			break; /* no larger threshold can do better */
+		if (++steps > 4000 || ilp_should_stop(in)) {
+			exact = 0;
+			break;
+		}
+		double g = dp_path(in, ts[i], F, arg, path, &tmax);
+		if (g == INFINITY)
+			continue;
+		double v = f->cM * tmax + ilp_form_h(f, g);
+		if (v < best) {
+			best = v;
+			memcpy(bestp, path, (size_t)p * sizeof *path);
+		}
+	}
+	if (best == INFINITY)
+		goto out;
+	in->ub = best;
+	if (exact)
+		in->lb = best;
+	/* least sum of g before (F) and after (G) every position, then prune */
+	dp_path(in, INFINITY, F, arg, path, &tmax);
+	for (int i = 0; i < (p + 1) * W; i++)
+		G[i] = INFINITY;
+	G[p * W + in->L] = 0;
+	for (int i = n - 1; i >= 0; i--) {
+		const ilp_opt *o = &in->opt[i];
+		double v = G[(o->st + 1) * W + o->b] + o->g;
+		if (v < G[o->st * W + o->a])
+			G[o->st * W + o->a] = v;
+	}
+	int *map = realloc(arg, (size_t)(n > (p + 1) * W ? n : (p + 1) * W) * sizeof *map);
+	if (!map) {
+		rc = -1;
+		goto out;
+	}
+	arg = map; /* old index -> new index */
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		const ilp_opt *o = &in->opt[i];
+		double t = o->T > in->tau_lb ? o->T : in->tau_lb;
+		double lbv = f->cM * t + ilp_form_h(f, F[o->st * W + o->a] + o->g + G[(o->st + 1) * W + o->b]);
+		int on_path = bestp[o->st] == i;
+		map[i] = -1;
+		if (on_path || lbv <= best * (1 + 1e-9)) {
+			map[i] = m;
+			in->opt[m++] = in->opt[i];
+		}
+	}
+	in->nopt = m;
+	in->warm = malloc((size_t)p * sizeof *in->warm);
+	if (in->warm)
+		for (int st = 0; st < p; st++)
+			in->warm[st] = map[bestp[st]];
+out:
+	free(F);
+	free(G);
+	free(arg);
+	free(path);
+	free(bestp);
+	free(ts);
+	return rc;
+}
+
+int ilp_build_options(ilp_inst *in, char *why, size_t whylen)
+{
+	int rc = in->chunk_model ? chunk_options(in) : stage_options(in);
+	if (rc) {
+		snprintf(why, whylen, "out of memory while building the ILP");
+		return -1;
+	}
+	if (!in->chunk_model && !in->prm->no_dp && in->nopt > 0 && !ilp_should_stop(in) && stage_dp(in)) {
+		snprintf(why, whylen, "out of memory in the DP bounds");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,107 @@
+/* search_int.h - internals shared by the search's files (the outer enumerator and the
+ * driver). Not part of the API: callers use search.h. */
+#ifndef STRATA_SOLVE_SEARCH_INT_H
+#define STRATA_SOLVE_SEARCH_INT_H
+
+#include "solve/search.h"
+
+/* An outer-level candidate: a fitting strategy and its even-split score. */
+typedef struct {
+	strategy_t s;
+	double step, peak, mfu, tps; /* seconds, bytes, fraction, tokens/s */
+	int unit;                    /* the unit it came from */
+} search_cand;
+
+/* Bounded heap of the best candidates; the root is the worst kept. */
+typedef struct {
+	search_cand *c;
+	int n, cap;
+} search_heap;
+
+/* A unit of outer work: one device split with its expert layout. Units are
+ * handed to threads one at a time, so the partition adapts to uneven subtree sizes. */
+typedef struct {
+	int tp, cp, pp, dp, ep, etp;
+	unsigned sched_ok, cpk_ok, sp_ok; /* bit per value some strategy of the split may use */
+	long long leaves;          /* strategies below it before those checks */
+} search_unit;
+
+#define SEARCH_MAX_DIV 2048 /* no number below 2^30 has more than 1344 divisors */
+
+/* The values of every field below a unit, in enumeration order. */
+typedef struct {
+	int zero[4], nzero;
+	int sched[SCHED_COUNT], nsched;
+	int rc[RC_COUNT], nrc;
+	int sp[2], nsp;
+	int cpk[2], ncpk;
+	int mbs[SEARCH_MAX_DIV], nmbs; /* ascending */
+} search_lists;
+
+/* Lower-bound terms of one column (sp, cp kind, micro-batch) of a unit, in seconds per
+ * step: a + r[recompute] + pv * vpp <= eval_run's step time. */
+typedef struct {
+	int ok;                    /* some strategy of the column can be valid */
+	double a, r[RC_COUNT], pv;
+	double m;                  /* micro-batches per step */
+} search_col;
+
+/* The prepared space, shared read-only by the threads (but for the counters). */
+typedef struct {
+	const search_job *job;
+	const search_opts *opt;
+	strategy_t base;           /* job settings, pinned settings and pinned recompute ranges */
+	int fix[PIN_NKEYS], val[PIN_NKEYS]; /* pinned fields and their values */
+	double budget_gib, budget; /* GiB and bytes */
+	int layers;
+	search_unit *unit;
+	int nunit;
+	long long shapes, shapes_valid;
+	int pool;                  /* heap capacity */
+	int phase;                 /* 0: sampling, 1: scoring */
+	double theta;              /* time threshold so far (INFINITY: none) */
+	int *order;                /* units in the order they are handed out */
+	int hi;                    /* the phase takes order[next .. hi) */
+	atomic_int next, done;     /* next position to take; units scored */
+	char why[320];             /* first rejection of a device split (canonical order) */
+	strategy_t why_s;
+	int have_why;
+} search_space;
+
+/* One thread's share: its heap, counters and the first rejection it saw. */
+typedef struct {
+	search_space *sp;
+	search_heap heap;          /* the thread's best (phase 0: its sample) */
+	search_heap unit_best;     /* the best of the unit being scored */
+	eval_costs ec;             /* scratch for the time bound */
+	search_col *col;           /* the unit's bound table: [sp][cp kind][micro-batch] */
+	long long enumerated, checked, valid, bounded, evaluated, fit, faster;
+	char why[320];
+	strategy_t why_s;
+	int have_why;
+	double least_peak;         /* bytes, 0 when none */
+	strategy_t least_s;
+	eval_result *r;
+	int caller;                /* runs on the caller's thread: reports progress */
+} search_worker;
+
+/* Order of candidates: faster first, then the canonical strategy order. */
+int search_cand_cmp(const search_cand *a, const search_cand *b);
+/* Offer a candidate to a bounded heap (copied when kept). */
+void search_heap_offer(search_heap *h, const search_cand *c);
+/* Build the space for a job and pins: the device splits allowed and the units below them.
+ * 0, or -1 with why (sp->why) when the pins contradict or out of memory. */
+int search_space_init(search_space *sp, const search_job *job, const pin_set *pins, const search_opts *o);
+void search_space_free(search_space *sp);
+/* Thread body: take units until none is left or the search is cancelled. */
+void *search_worker_run(void *arg);
+/* Divisors of n in ascending order into out[SEARCH_MAX_DIV]; returns the count. */
+int search_divisors(long long n, int *out);
+/* The values below a unit; filter drops those its split's probe ruled out. */
+void search_unit_lists(const search_space *sp, const search_unit *u, int filter, search_lists *L);
+/* The vpp values a schedule takes in a pipeline of pp stages: [lo, hi] (empty if hi < lo). */
+void search_vpp_range(const search_space *sp, int pp, int sched, int *lo, int *hi);
+/* Keep the canonically first rejection reason. */
+void search_note_why(char *why, strategy_t *why_s, int *have, const char *reason, const strategy_t *s);
+
+#endif

@@ -1,0 +1,339 @@
+/* search_unit.c - what a thread does with a unit (a device split and expert layout):
+ * score every strategy below it that can matter, with three kinds of proof that let it
+ * skip the rest without calling the cost model.
+ *
+ *   time     eval_run's step is m x (the slowest stage's forward + backward) plus a
+ *            bubble (for GPipe, 1F1B and interleaving at least (p - 1)/v stage-times),
+ *            exposed DP communication and the optimizer step, none negative; the
+ *            slowest stage takes at least the average, and the average needs only the
+ *            per-layer costs (eval_costs_get), not the stage loop. Those costs depend on
+ *            sp, the cp kind and the micro-batch but not on ZeRO, the schedule, vpp or
+ *            recompute, which enter as exact terms: recompute adds r[mode] >= 0 and every
+ *            virtual stage adds two P2P transfers. So one table per unit bounds every
+ *            strategy below it, and a subtree is skipped when the bound of its best corner
+ *            exceeds the threshold: the worst of the candidates kept so far (see
+ *            search.c: a sample of every unit, then the units the sample liked best,
+ *            scored whole), or of this unit's own when better, raised to the --compare
+ *            reference.
+ *   memory   the stages' static memory (weights, gradients, optimizer states) does not
+ *            depend on the micro-batch, recompute, sp or cp kind; its average over stages
+ *            does not depend on the split of layers either. Over the budget, it ends the
+ *            ZeRO level (average) or the schedule and vpp (most loaded stage).
+ *            Activations grow with the micro-batch (m x b is at most the replica's batch,
+ *            in-flight micro-batches are capped by m), so the first micro-batch that does
+ *            not fit ends its row.
+ *   rules    a column the split's probe cannot make valid is skipped (search_space.c).
+ * The threshold depends only on the rounds before and on the unit itself, never on which
+ * thread took which unit, so counts and results are reproducible. */
+#include "solve/search_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double static_bytes(const eval_mem *m) { return m->weights + m->grads + m->optimizer; }
+
+/* The strategy of a unit with its degrees filled in. */
+static strategy_t unit_strategy(const search_space *sp, const search_unit *u)
+{
+	strategy_t s = sp->base;
+	s.tp = u->tp;
+	s.cp = u->cp;
+	s.pp = u->pp;
+	s.dp = u->dp;
+	s.ep = u->ep;
+	s.etp = u->etp;
+	return s;
+}
+
+static void offer(search_heap *h, const strategy_t *s, const eval_result *r, int unit)
+{
+	if (h->n < h->cap || r->step <= h->c[0].step) {
+		search_cand c;
+		c.unit = unit;
+		c.s = *s;
+		c.step = r->step;
+		c.peak = r->peak_bytes;
+		c.mfu = r->mfu;
+		c.tps = r->tokens_per_s;
+		search_heap_offer(h, &c);
+	}
+}
+
+/* ---------- the time bound ---------- */
+
+/* Fill one column from the per-layer costs of s (a 1F1B, vpp 1, no-recompute, ZeRO-0
+ * stand-in: the most permissive strategy of the column). */
+static void fill_col(const search_job *j, strategy_t *s, eval_costs *ec, search_col *c)
+{
+	const model_t *m = j->model;
+	c->ok = eval_costs_get(m, j->cluster, j->devices, s, 0, ec, NULL, 0) == 0;
+	if (!c->ok)
+		return;
+	double mb = ec->microbatches, p = s->pp;
+	double base = ec->emb_fwd + ec->emb_bwd + ec->head_fwd + ec->head_bwd;
+	double rc[RC_COUNT] = {0, 0, 0};
+	int l = 0;
+	for (int i = 0; i < m->nruns; i++) {
+		const eval_kind_cost *k = &ec->kind[m->run[i].kind];
+		int n = m->run[i].count;
+		base += n * (k->fwd + k->bwd);
+		for (int mode = 0; mode < RC_COUNT; mode++) {
+			if (s->nranges == 0) {
+				rc[mode] += n * k->rc[mode];
+				continue;
+			}
+			/* pinned recompute ranges override the mode on their layers */
+			s->recompute = (uint8_t)mode;
+			for (int x = l; x < l + n; x++)
+				rc[mode] += k->rc[strat_layer_recompute(s, x < m->layers ? x : m->layers - 1)];
+		}
+		l += n;
+	}
+	s->recompute = RC_NONE;
+	c->a = mb * base / p;
+	for (int mode = 0; mode < RC_COUNT; mode++)
+		c->r[mode] = mb * rc[mode] / p;
+	c->pv = p > 1 ? mb * 2.0 * ec->p2p : 0; /* per virtual stage: p chunks x send+receive / p */
+	c->m = ec->microbatches;
+}
+
+/* The unit's bound table; returns the number of usable columns. mins[rc] gets the least
+ * a + r[rc] over columns and *pvmin the least pv, for bounding whole subtrees. */
+static int fill_table(search_worker *w, const search_unit *u, const search_lists *L, double *mins, double *pvmin)
+{
+	const search_space *sp = w->sp;
+	strategy_t s = unit_strategy(sp, u);
+	s.schedule = SCHED_1F1B;
+	s.vpp = 1;
+	s.zero = 0;
+	s.recompute = RC_NONE;
+	int ok = 0;
+	for (int mode = 0; mode < RC_COUNT; mode++)
+		mins[mode] = INFINITY;
+	*pvmin = INFINITY;
+	for (int isp = 0; isp < L->nsp; isp++)
+		for (int ik = 0; ik < L->ncpk; ik++)
+			for (int im = 0; im < L->nmbs; im++) {
+				search_col *c = &w->col[(isp * 2 + ik) * SEARCH_MAX_DIV + im];
+				s.sp = L->sp[isp];
+				s.cp_kind = (uint8_t)L->cpk[ik];
+				s.micro_batch = L->mbs[im];
+				fill_col(sp->job, &s, &w->ec, c);
+				if (!c->ok)
+					continue;
+				ok++;
+				for (int mode = 0; mode < RC_COUNT; mode++)
+					mins[mode] = fmin(mins[mode], c->a + c->r[mode]);
+				*pvmin = fmin(*pvmin, c->pv);
+			}
+	return ok;
+}
+
+/* The pruning threshold: a strategy whose bound exceeds it can neither enter the kept
+ * candidates nor be faster than the reference. */
+static double threshold(const search_space *sp, const search_heap *unit_best)
+{
+	double t = sp->theta;
+	if (unit_best->n == unit_best->cap && unit_best->c[0].step < t)
+		t = unit_best->c[0].step;
+	if (sp->opt->ref_step > t)
+		t = sp->opt->ref_step;
+	return t;
+}
+
+/* ---------- phase 0: the sample ---------- */
+
+/* A few strategies of the unit into the thread's heap: the two schedules with the least
+ * bubble the split allows, the first recompute mode that fits, the smallest micro-batch.
+ * The worst of the best `pool` of all samples becomes the time threshold. */
+static void sample_unit(search_worker *w, const search_unit *u, int ui)
+{
+	static const int pref[] = {SCHED_ZBV, SCHED_ZBH2, SCHED_DUALPIPE, SCHED_ZBH1, SCHED_INTERLEAVED, SCHED_1F1B,
+		SCHED_GPIPE};
+	const search_space *sp = w->sp;
+	const search_job *j = sp->job;
+	search_lists L;
+	search_unit_lists(sp, u, 1, &L);
+	strategy_t s = unit_strategy(sp, u);
+	s.sp = L.sp[0];
+	s.cp_kind = (uint8_t)L.cpk[0];
+	s.micro_batch = L.mbs[0];
+	s.zero = L.zero[L.nzero > 1 ? 1 : 0];
+	int tried = 0;
+	for (size_t ip = 0; ip < sizeof pref / sizeof pref[0] && tried < 2; ip++) {
+		int in = 0;
+		for (int i = 0; i < L.nsched; i++)
+			in |= L.sched[i] == pref[ip];
+		int vlo, vhi;
+		search_vpp_range(sp, u->pp, pref[ip], &vlo, &vhi);
+		if (!in || vhi < vlo)
+			continue;
+		s.schedule = (uint8_t)pref[ip];
+		s.vpp = vlo;
+		for (int ir = 0; ir < L.nrc; ir++) {
+			s.recompute = (uint8_t)L.rc[ir];
+			int rc = eval_run(j->model, j->cluster, j->devices, &s, sp->budget_gib, w->r);
+			if (rc == 0)
+				tried += ir == 0;
+			if (rc == 0 && w->r->fits) {
+				offer(&w->heap, &s, w->r, ui);
+				break;
+			}
+		}
+	}
+}
+
+/* ---------- phase 1: the unit ---------- */
+
+/* Score one strategy that passed the time bound. Returns 0 to go on with the row, 1 when
+ * it did not fit (larger micro-batches will not either), 2 when the static memory of the
+ * schedule and vpp is over the budget, 3 when that of the ZeRO level is. */
+static int score(search_worker *w, const strategy_t *s, int ui, int *zero_checked, int *sv_checked)
+{
+	const search_space *sp = w->sp;
+	const search_job *j = sp->job;
+	eval_result *r = w->r;
+	w->checked++;
+	/* validate first without writing a reason: formatting one costs as much as the rule
+	 * check, and only the canonically first rejection is kept */
+	if (strat_validate(s, j->model, j->cluster, j->devices, NULL, 0)) {
+		if (!w->have_why || search_canon_cmp(s, &w->why_s) < 0) {
+			char why[256];
+			strat_validate(s, j->model, j->cluster, j->devices, why, sizeof why);
+			search_note_why(w->why, &w->why_s, &w->have_why, why, s);
+		}
+		return 0;
+	}
+	if (eval_run(j->model, j->cluster, j->devices, s, sp->budget_gib, r)) {
+		search_note_why(w->why, &w->why_s, &w->have_why, r->why, s);
+		return 0;
+	}
+	w->valid++;
+	w->evaluated++;
+	if (!r->fits && (w->least_peak == 0 || r->peak_bytes < w->least_peak ||
+			(r->peak_bytes == w->least_peak && search_canon_cmp(s, &w->least_s) < 0))) {
+		w->least_peak = r->peak_bytes;
+		w->least_s = *s;
+	}
+	if (!*zero_checked) {
+		/* the stages' static memory sums to the same total under any split of the layers
+		 * (dualpipe holds two copies) */
+		*zero_checked = 1;
+		double sum = 0;
+		for (int st = 0; st < r->stages; st++)
+			sum += static_bytes(&r->mem[st]);
+		if (sum / (r->stages * (s->schedule == SCHED_DUALPIPE ? 2.0 : 1.0)) > sp->budget)
+			return 3;
+	}
+	if (!*sv_checked) {
+		*sv_checked = 1;
+		for (int st = 0; st < r->stages; st++)
+			if (static_bytes(&r->mem[st]) > sp->budget)
+				return 2;
+	}
+	if (!r->fits)
+		return 1;
+	w->fit++;
+	if (sp->opt->ref_step > 0 && r->step < sp->opt->ref_step)
+		w->faster++;
+	offer(&w->heap, s, r, ui);
+	offer(&w->unit_best, s, r, ui);
+	return 0;
+}
+
+static void run_unit(search_worker *w, const search_unit *u, int ui)
+{
+	const search_space *sp = w->sp;
+	const search_opts *o = sp->opt;
+	search_lists L;
+	search_unit_lists(sp, u, 1, &L);
+	w->enumerated += u->leaves;
+	double mins[RC_COUNT], pvmin;
+	if (!fill_table(w, u, &L, mins, &pvmin))
+		return; /* no column can be valid: everything is pruned */
+	search_heap *ub = &w->unit_best;
+	ub->n = 0;
+	const long long row = (long long)L.nsp * L.ncpk * L.nmbs; /* strategies per recompute mode */
+	strategy_t s = unit_strategy(sp, u);
+	for (int iz = 0; iz < L.nzero; iz++) {
+		s.zero = L.zero[iz];
+		int zero_checked = 0;
+		for (int is = 0; is < L.nsched; is++) {
+			int vlo, vhi;
+			search_vpp_range(sp, u->pp, L.sched[is], &vlo, &vhi);
+			s.schedule = (uint8_t)L.sched[is];
+			int flush = s.schedule == SCHED_GPIPE || s.schedule == SCHED_1F1B || s.schedule == SCHED_INTERLEAVED;
+			for (int vpp = vlo; vpp <= vhi; vpp++) {
+				s.vpp = vpp;
+				int sv_checked = 0;
+				if (o->cancel && atomic_load(o->cancel))
+					return;
+				for (int ir = 0; ir < L.nrc; ir++) {
+					int mode = L.rc[ir];
+					s.recompute = (uint8_t)mode;
+					if (mins[mode] + pvmin * vpp > threshold(sp, ub)) {
+						w->bounded += row;
+						continue;
+					}
+					for (int isp = 0; isp < L.nsp; isp++) {
+						s.sp = L.sp[isp];
+						for (int ik = 0; ik < L.ncpk; ik++) {
+							s.cp_kind = (uint8_t)L.cpk[ik];
+							const search_col *col = &w->col[(isp * 2 + ik) * SEARCH_MAX_DIV];
+							for (int im = 0; im < L.nmbs; im++) {
+								const search_col *c = &col[im];
+								if (!c->ok)
+									continue;
+								/* GPipe, 1F1B and interleaving idle (p - 1)/v stage-times
+								 * besides the m the pipeline is busy: (m - 1) T_max + sum T
+								 * >= (m + p - 1) T_avg, and the same over v for the
+								 * interleaved form (docs/ilp.md lists each schedule's) */
+								double fill = flush ? 1 + (u->pp - 1.0) / (vpp * c->m) : 1;
+								if ((c->a + c->r[mode] + c->pv * vpp) * fill > threshold(sp, ub)) {
+									w->bounded++;
+									continue;
+								}
+								s.micro_batch = L.mbs[im];
+								int stop = score(w, &s, ui, &zero_checked, &sv_checked);
+								if (stop == 3)
+									goto next_zero;
+								if (stop == 2)
+									goto next_vpp;
+								if (stop == 1)
+									break;
+							}
+						}
+					}
+				}
+next_vpp:;
+			}
+		}
+next_zero:;
+	}
+}
+
+void *search_worker_run(void *arg)
+{
+	search_worker *w = arg;
+	search_space *sp = w->sp;
+	const search_opts *o = sp->opt;
+	for (;;) {
+		if (o->cancel && atomic_load(o->cancel))
+			break;
+		int i = atomic_fetch_add(&sp->next, 1);
+		if (i >= sp->hi)
+			break;
+		int u = sp->order[i];
+		if (sp->phase == 0) {
+			sample_unit(w, &sp->unit[u], u);
+			continue;
+		}
+		run_unit(w, &sp->unit[u], u);
+		int done = atomic_fetch_add(&sp->done, 1) + 1;
+		if (w->caller && o->progress)
+			o->progress(o->user, 1, (double)done / sp->nunit);
+	}
+	return NULL;
+}

@@ -1,0 +1,36 @@
+/* actions.h - what keys and commands do to the plan. Each change goes through
+ * tui_app_commit (undoable, re-evaluated at once); refusals go to the message line. */
+#ifndef STRATA_TUI_ACTIONS_H
+#define STRATA_TUI_ACTIONS_H
+
+#include "tui/app.h"
+
+/* Step the selected knob to its next valid value (dir +1 or -1). */
+void tui_step(tui_app *a, int dir);
+/* Pin the selected knob at its value, or unpin it. */
+void tui_pin(tui_app *a);
+/* Apply "key=value ..." assignments (knobs, other strategy keys, devices, model, cluster)
+ * as one undoable change. 0, or -1 with the reason on the message line. */
+int tui_set(tui_app *a, const char *assignments);
+/* Save the plan to path (NULL: where it was loaded from or last saved). */
+void tui_save(tui_app *a, const char *path);
+/* Load a plan file in place of the current one (undoable). */
+void tui_open(tui_app *a, const char *path);
+/* Open the preset picker: kind 0 models, 1 clusters. */
+void tui_pick_open(tui_app *a, int kind);
+/* Use the picker's selection. */
+void tui_pick_apply(tui_app *a);
+/* Find the themes on the search path (themes/NAME.yaml). */
+void tui_themes_scan(tui_app *a);
+/* Switch to a theme by name; 0, or -1 with the reason on the message line. */
+int tui_theme_use(tui_app *a, const char *name);
+/* Switch to the next theme. */
+void tui_theme_next(tui_app *a);
+/* Quit; with unsaved changes only on the second request unless forced. */
+void tui_request_quit(tui_app *a, int force);
+/* Open the prompt of a kind with a label and initial text. */
+void tui_prompt_open(tui_app *a, tui_prompt_kind kind, const char *label, const char *init);
+/* Run a ":" command line. */
+void tui_command(tui_app *a, const char *line);
+
+#endif

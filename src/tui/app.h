@@ -1,0 +1,101 @@
+/* app.h - the explorer's state, shared by the TUI's files. One tui_app lives for one
+ * session (or one headless replay); nothing here is global. */
+#ifndef STRATA_TUI_APP_H
+#define STRATA_TUI_APP_H
+
+#include "core/evaluate.h"
+#include "core/knob.h"
+#include "core/timeline.h"
+#include "io/paths.h"
+#include "io/plan.h"
+#include "tui/draw.h"
+#include "tui/frames.h"
+#include "tui/theme.h"
+
+#include <curses.h>
+
+#define TUI_UNDO 100         /* undo depth */
+#define TUI_MAX_THEMES 32
+#define TUI_MAX_PICK 256     /* presets listed by the model/cluster picker */
+
+typedef enum { MODE_NORMAL, MODE_PROMPT, MODE_HELP, MODE_PICK } tui_mode;
+typedef enum { PROMPT_COMMAND, PROMPT_VALUE, PROMPT_OPEN, PROMPT_SAVE } tui_prompt_kind;
+typedef enum { MSG_NONE, MSG_INFO, MSG_ERROR } tui_msg_kind;
+
+typedef struct {
+	tui_prompt_kind kind;
+	char label[64];          /* ":" or "tp = " */
+	char buf[256];
+	int len;
+} tui_prompt;
+
+typedef struct {
+	int kind;                /* 0 models, 1 clusters */
+	int n, sel, top;
+	char name[TUI_MAX_PICK][64];
+	char info[TUI_MAX_PICK][200];
+} tui_picker;
+
+typedef struct tui_app {
+	const paths_t *paths;
+	plan_t *plan;                 /* what the knobs show (may be invalid) */
+	eval_result *res;             /* the last valid evaluation: what the panes show */
+	eval_result *scratch;         /* where a new evaluation lands before it is accepted */
+	int have_res;                 /* res holds a valid evaluation */
+	int cur_valid;                /* plan evaluates (else cur_why says why) */
+	char cur_why[256];
+	int res_sched, res_vpp;       /* schedule and vpp of the shown result */
+	plan_t *undo;                 /* ring of TUI_UNDO plans */
+	int undo_n, undo_head;
+	tl_result *tl;                /* timeline simulation of res */
+	int tl_stale, tl_ok, tl_mb, tl_width, tl_zoomed;
+	char tl_why[160];
+	int sel;                      /* selected knob */
+	unsigned changed;             /* knobs changed by the last key (highlighted) */
+	int dirty;                    /* changes not saved */
+	char save_path[1024];         /* where `w` writes (the plan's file once it has one) */
+	int quit, quit_armed;
+	tui_msg_kind msg_kind;
+	char msg[320];
+	tui_mode mode;
+	tui_prompt prompt;
+	tui_picker *pick;
+	int help_top;
+	int zoom;                     /* timeline: whole step instead of the first micro-batches */
+	int debug;                    /* debug line on */
+	/* terminal */
+	const struct tui_term_s *term; /* for theme colours; NULL before the screen opens */
+	int colors;                   /* 0 monochrome, else 8, 16 or 256 */
+	int utf8;
+	const tui_glyphs *g;
+	attr_t attr[ROLE_COUNT];
+	tui_theme theme;
+	int ntheme, theme_idx;
+	char theme_name[TUI_MAX_THEMES][64];
+	char theme_path[TUI_MAX_THEMES][1100];
+	tui_frames frames;
+	double eval_us;               /* time of the last evaluation */
+} tui_app;
+
+/* Allocate the app's buffers around a loaded plan (copied). 0 or -1 (out of memory). */
+int tui_app_init(tui_app *a, const plan_t *plan, const paths_t *paths);
+/* Release what tui_app_init allocated. */
+void tui_app_free(tui_app *a);
+/* Evaluate the current plan; keep the result when valid, else remember why. */
+void tui_app_eval(tui_app *a);
+/* Replace the plan by p (undoable), re-evaluate, mark unsaved. */
+void tui_app_commit(tui_app *a, const plan_t *p);
+/* Step back to the plan before the last change; 0, or -1 when there is none. */
+int tui_app_undo(tui_app *a);
+/* Set the message line (kind MSG_INFO or MSG_ERROR). */
+void tui_app_msg(tui_app *a, tui_msg_kind kind, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+/* Knob state of the current plan. */
+knob_job tui_app_job(const tui_app *a);
+/* Knobs fixed by the plan's pins. */
+unsigned tui_app_pinned(const tui_app *a);
+
+#endif

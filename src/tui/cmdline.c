@@ -1,0 +1,124 @@
+/* cmdline.c - the ":" command line: vi-like words for the things keys do, plus :set for
+ * typing several values at once. */
+#include "tui/actions.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Add a pin; a knob pin also sets the knob to the pinned value first. */
+static void pin_command(tui_app *a, const char *expr)
+{
+	if (!strchr(expr, '=')) {
+		tui_app_msg(a, MSG_ERROR, "a pin is written key=value (e.g. tp=8, experts.ep=8)");
+		return;
+	}
+	unsigned bit = knob_pin_bit(expr);
+	if (bit) {
+		for (int i = 0; i < a->plan->npins; i++)
+			if (knob_pin_bit(a->plan->pins[i]) == bit) {
+				tui_app_msg(a, MSG_ERROR, "already pinned: %s (:unpin first)", a->plan->pins[i]);
+				return;
+			}
+		if (tui_set(a, expr))
+			return;
+	}
+	plan_t p = *a->plan;
+	if (p.npins >= PLAN_MAX_PINS) {
+		tui_app_msg(a, MSG_ERROR, "at most %d pins", PLAN_MAX_PINS);
+		return;
+	}
+	snprintf(p.pins[p.npins++], sizeof p.pins[0], "%s", expr);
+	tui_app_commit(a, &p);
+	tui_app_msg(a, MSG_INFO, "pinned %s", expr);
+}
+
+static void unpin_command(tui_app *a, const char *key)
+{
+	plan_t p = *a->plan;
+	size_t kl = strlen(key);
+	int removed = 0;
+	for (int i = 0; i < p.npins;) {
+		/* "tp" removes "tp=8"; a full "tp=8" too */
+		if (!strncmp(p.pins[i], key, kl) && (p.pins[i][kl] == '=' || p.pins[i][kl] == 0)) {
+			memmove(p.pins[i], p.pins[i + 1], (size_t)(p.npins - i - 1) * sizeof p.pins[0]);
+			p.npins--;
+			removed++;
+		} else {
+			i++;
+		}
+	}
+	if (!removed) {
+		tui_app_msg(a, MSG_ERROR, "no pin on '%s'", key);
+		return;
+	}
+	tui_app_commit(a, &p);
+	tui_app_msg(a, MSG_INFO, "unpinned %s", key);
+}
+
+void tui_command(tui_app *a, const char *line)
+{
+	char buf[300];
+	while (isspace((unsigned char)*line))
+		line++;
+	snprintf(buf, sizeof buf, "%s", line);
+	size_t l = strlen(buf);
+	while (l > 0 && isspace((unsigned char)buf[l - 1]))
+		buf[--l] = 0;
+	if (!buf[0])
+		return;
+	char *rest = buf + strcspn(buf, " \t");
+	if (*rest) {
+		*rest++ = 0;
+		while (isspace((unsigned char)*rest))
+			rest++;
+	}
+	const char *cmd = buf;
+	if (strchr(cmd, '=')) {
+		/* ":tp=8 pp=2" is :set */
+		char all[sizeof buf + 2];
+		snprintf(all, sizeof all, "%s %s", cmd, rest);
+		tui_set(a, all);
+	} else if (!strcmp(cmd, "set") || !strcmp(cmd, "s")) {
+		tui_set(a, rest);
+	} else if (!strcmp(cmd, "w") || !strcmp(cmd, "write")) {
+		tui_save(a, rest);
+	} else if (!strcmp(cmd, "wq") || !strcmp(cmd, "x")) {
+		tui_save(a, rest);
+		if (!a->dirty)
+			a->quit = 1;
+	} else if (!strcmp(cmd, "q") || !strcmp(cmd, "quit")) {
+		tui_request_quit(a, 0);
+	} else if (!strcmp(cmd, "q!") || !strcmp(cmd, "quit!")) {
+		tui_request_quit(a, 1);
+	} else if (!strcmp(cmd, "e") || !strcmp(cmd, "edit") || !strcmp(cmd, "o") || !strcmp(cmd, "open")) {
+		if (*rest)
+			tui_open(a, rest);
+		else
+			tui_app_msg(a, MSG_ERROR, ":%s needs a plan file", cmd);
+	} else if (!strcmp(cmd, "model") || !strcmp(cmd, "cluster")) {
+		char set[sizeof buf + 2];
+		snprintf(set, sizeof set, "%s=%s", cmd, rest);
+		if (*rest)
+			tui_set(a, set);
+		else
+			tui_pick_open(a, cmd[0] == 'c');
+	} else if (!strcmp(cmd, "theme")) {
+		if (*rest)
+			tui_theme_use(a, rest);
+		else
+			tui_theme_next(a);
+	} else if (!strcmp(cmd, "pin")) {
+		pin_command(a, rest);
+	} else if (!strcmp(cmd, "unpin")) {
+		unpin_command(a, rest);
+	} else if (!strcmp(cmd, "undo") || !strcmp(cmd, "u")) {
+		if (tui_app_undo(a))
+			tui_app_msg(a, MSG_ERROR, "nothing to undo");
+	} else if (!strcmp(cmd, "help") || !strcmp(cmd, "h")) {
+		a->mode = MODE_HELP;
+	} else {
+		tui_app_msg(a, MSG_ERROR, "unknown command ':%s' (set, w, wq, q, q!, e, model, cluster, theme, pin, unpin, undo, help)",
+				cmd);
+	}
+}

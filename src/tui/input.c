@@ -1,0 +1,205 @@
+/* input.c - key handling per mode: the knobs (through the key table), the prompt line
+ * editor, the help screen and the picker. */
+#include "tui/input.h"
+#include "tui/actions.h"
+#include "tui/keys.h"
+#include "tui/layout.h"
+
+#include <string.h>
+
+#define KEY_ESC 27
+#define CTRL(c) ((c) & 0x1f)
+
+static int is_enter(int key)
+{
+	return key == '\n' || key == '\r' || key == KEY_ENTER;
+}
+
+static void prompt_submit(tui_app *a)
+{
+	tui_prompt *p = &a->prompt;
+	char text[sizeof p->buf];
+	snprintf(text, sizeof text, "%s", p->buf);
+	a->mode = MODE_NORMAL;
+	switch (p->kind) {
+	case PROMPT_COMMAND:
+		tui_command(a, text);
+		break;
+	case PROMPT_VALUE: {
+		if (!text[0])
+			return;
+		char set[320];
+		snprintf(set, sizeof set, "%s=%s", knob_key((knob_id)a->sel), text);
+		tui_set(a, set);
+		break;
+	}
+	case PROMPT_OPEN:
+		if (text[0])
+			tui_open(a, text);
+		break;
+	case PROMPT_SAVE:
+		if (text[0])
+			tui_save(a, text);
+		break;
+	}
+}
+
+static void prompt_key(tui_app *a, int key)
+{
+	tui_prompt *p = &a->prompt;
+	if (key == KEY_ESC || key == CTRL('c') || key == CTRL('g')) {
+		a->mode = MODE_NORMAL;
+		tui_app_msg(a, MSG_INFO, "cancelled");
+	} else if (is_enter(key)) {
+		prompt_submit(a);
+	} else if (key == KEY_BACKSPACE || key == 127 || key == CTRL('h')) {
+		/* drop one UTF-8 character */
+		while (p->len > 0 && ((unsigned char)p->buf[--p->len] & 0xC0) == 0x80)
+			;
+		p->buf[p->len] = 0;
+		if (p->len == 0 && p->kind == PROMPT_COMMAND && key != CTRL('h'))
+			a->mode = MODE_NORMAL; /* backspace on an empty ":" leaves, as in vi */
+	} else if (key == CTRL('u')) {
+		p->len = 0;
+		p->buf[0] = 0;
+	} else if (key >= 32 && key < 256 && key != 127 && p->len < (int)sizeof p->buf - 1) {
+		p->buf[p->len++] = (char)key;
+		p->buf[p->len] = 0;
+	}
+}
+
+static void pick_key(tui_app *a, int key)
+{
+	tui_picker *p = a->pick;
+	int page = LINES > 3 ? LINES - 2 : 1;
+	if (key == KEY_ESC || key == 'q') {
+		a->mode = MODE_NORMAL;
+	} else if (is_enter(key)) {
+		tui_pick_apply(a);
+	} else if (key == KEY_DOWN || key == 'j') {
+		p->sel += p->sel < p->n - 1;
+	} else if (key == KEY_UP || key == 'k') {
+		p->sel -= p->sel > 0;
+	} else if (key == KEY_NPAGE) {
+		p->sel = p->sel + page < p->n ? p->sel + page : p->n - 1;
+	} else if (key == KEY_PPAGE) {
+		p->sel = p->sel > page ? p->sel - page : 0;
+	} else if (key == KEY_HOME || key == 'g') {
+		p->sel = 0;
+	} else if (key == KEY_END || key == 'G') {
+		p->sel = p->n - 1;
+	}
+	if (p->sel < 0)
+		p->sel = 0;
+}
+
+static void help_key(tui_app *a, int key)
+{
+	if (key == KEY_DOWN || key == 'j')
+		a->help_top++;
+	else if (key == KEY_UP || key == 'k')
+		a->help_top -= a->help_top > 0;
+	else
+		a->mode = MODE_NORMAL;
+}
+
+static void normal_key(tui_app *a, int key)
+{
+	a->msg_kind = MSG_NONE;
+	a->changed = 0;
+	tui_action act = tui_key_action(key);
+	if (act != ACT_QUIT)
+		a->quit_armed = 0;
+	if ((LINES < TUI_MIN_ROWS || COLS < TUI_MIN_COLS) && act != ACT_QUIT && act != ACT_REDRAW)
+		return; /* nothing to act on while the panes are not visible */
+	switch (act) {
+	case ACT_UP:
+		a->sel = (a->sel + KNOB_COUNT - 1) % KNOB_COUNT;
+		break;
+	case ACT_DOWN:
+		a->sel = (a->sel + 1) % KNOB_COUNT;
+		break;
+	case ACT_FIRST:
+		a->sel = 0;
+		break;
+	case ACT_LAST:
+		a->sel = KNOB_COUNT - 1;
+		break;
+	case ACT_INC:
+	case ACT_DEC:
+		tui_step(a, act == ACT_INC ? 1 : -1);
+		break;
+	case ACT_EDIT: {
+		char label[64], init[2] = {0, 0};
+		snprintf(label, sizeof label, "%s = ", knob_key((knob_id)a->sel));
+		if (key >= '0' && key <= '9')
+			init[0] = (char)key;
+		tui_prompt_open(a, PROMPT_VALUE, label, init);
+		break;
+	}
+	case ACT_PIN:
+		tui_pin(a);
+		break;
+	case ACT_UNDO:
+		if (tui_app_undo(a))
+			tui_app_msg(a, MSG_ERROR, "nothing to undo");
+		else if (a->cur_valid)
+			tui_app_msg(a, MSG_INFO, "undone");
+		break;
+	case ACT_SAVE:
+		tui_save(a, NULL);
+		break;
+	case ACT_OPEN:
+		tui_prompt_open(a, PROMPT_OPEN, "open plan: ", "");
+		break;
+	case ACT_MODEL:
+	case ACT_CLUSTER:
+		tui_pick_open(a, act == ACT_CLUSTER);
+		break;
+	case ACT_THEME:
+		tui_theme_next(a);
+		break;
+	case ACT_ZOOM:
+		a->zoom = !a->zoom;
+		tui_app_msg(a, MSG_INFO, "timeline: %s", a->zoom ? "the whole step" : "the first micro-batches");
+		break;
+	case ACT_DEBUG:
+		a->debug = !a->debug;
+		break;
+	case ACT_HELP:
+		a->mode = MODE_HELP;
+		a->help_top = 0;
+		break;
+	case ACT_COMMAND:
+		tui_prompt_open(a, PROMPT_COMMAND, ":", "");
+		break;
+	case ACT_REDRAW:
+		clearok(curscr, TRUE);
+		break;
+	case ACT_QUIT:
+		tui_request_quit(a, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+void tui_handle_key(tui_app *a, int key)
+{
+	if (key == KEY_RESIZE || key == ERR)
+		return; /* the next frame lays out for the new size */
+	switch (a->mode) {
+	case MODE_PROMPT:
+		prompt_key(a, key);
+		break;
+	case MODE_HELP:
+		help_key(a, key);
+		break;
+	case MODE_PICK:
+		pick_key(a, key);
+		break;
+	default:
+		normal_key(a, key);
+		break;
+	}
+}

@@ -1,0 +1,30 @@
+/* layout.h - where each pane goes for a given terminal size. Pure arithmetic, so the
+ * rules (80x24 minimum, extra rows to memory first, then the timeline) are unit-tested. */
+#ifndef STRATA_TUI_LAYOUT_H
+#define STRATA_TUI_LAYOUT_H
+
+#define TUI_MIN_COLS 80
+#define TUI_MIN_ROWS 24
+#define TUI_KNOB_W 27          /* knob pane width, its separator column included */
+#define TUI_KNOB_ROWS 17       /* title + 16 knobs */
+#define TUI_TIMELINE_MIN 5     /* title + 4 lanes */
+
+typedef struct {
+	int y, x, h, w;
+} tui_rect;
+
+typedef struct {
+	int too_small;
+	tui_rect header, knobs, memory, time, timeline, debug, message;
+} tui_layout;
+
+/* Lay out a rows x cols screen for a pipeline of `stages` stages whose time breakdown
+ * wants `time_rows` rows; `debug` reserves the debug line above the message line. */
+void tui_layout_compute(int rows, int cols, int stages, int time_rows, int debug, tui_layout *l);
+
+/* Choose which of n rows to show in avail slots: all when they fit, else the first, the
+ * last, `must` (e.g. the peak stage; -1 for none) and evenly spread others, ascending.
+ * Returns how many indices were written to out. */
+int tui_pick_rows(int n, int avail, int must, int *out);
+
+#endif

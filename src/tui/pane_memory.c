@@ -1,0 +1,98 @@
+/* pane_memory.c - memory per pipeline stage as stacked bars by component (weights,
+ * gradients, optimizer states, activations, buffers) against the budget; the part of a
+ * bar past the budget is drawn in the over-budget-bar role, with the overflow in GiB. */
+#include "tui/panes.h"
+
+#include <math.h>
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static const tui_role seg_role[5] = {ROLE_MEM_WEIGHTS, ROLE_MEM_GRADS, ROLE_MEM_OPTIM, ROLE_MEM_ACTS, ROLE_MEM_BUFS};
+static const char *const seg_name[5] = {"weights", "grads", "optimizer", "activations", "buffers"};
+
+/* Solid blocks when colour tells the components apart; distinct shades (UTF-8) or letters
+ * (ASCII) when it cannot. */
+static const char *seg_glyph(const tui_app *a, int i)
+{
+	return a->colors && a->utf8 ? a->g->bar : a->g->seg[i];
+}
+
+static void stage_bar(tui_app *a, int y, int x, int bw, const eval_mem *m, double scale, int bcol)
+{
+	double part[5] = {m->weights, m->grads, m->optimizer, m->activations, m->buffers};
+	int end[5];
+	double cum = 0;
+	for (int i = 0; i < 5; i++) {
+		cum += part[i];
+		/* cumulative rounding: the segments always add up to the total's length */
+		end[i] = (int)lround(cum * scale);
+		if (end[i] > bw)
+			end[i] = bw;
+	}
+	int c = 0;
+	for (int i = 0; i < 5; i++) {
+		/* a segment may straddle the budget: the part past it is drawn as overflow */
+		int in = end[i] < bcol ? end[i] : bcol;
+		if (in > c) {
+			tui_repeat(y, x + c, in - c, a->attr[seg_role[i]], seg_glyph(a, i));
+			c = in;
+		}
+		if (end[i] > c) {
+			tui_repeat(y, x + c, end[i] - c, a->attr[ROLE_OVER_BAR], seg_glyph(a, i));
+			c = end[i];
+		}
+	}
+	if (c < bcol && bcol < bw)
+		tui_text(y, x + bcol, 1, a->attr[ROLE_BUDGET], a->g->budget);
+	if (bcol >= bw)
+		tui_text(y, x + bw, 1, a->attr[ROLE_BUDGET], a->g->budget);
+}
+
+void tui_pane_memory(tui_app *a, tui_rect r)
+{
+	if (r.h <= 0)
+		return;
+	int n = tui_text(r.y, r.x, r.w, a->attr[ROLE_TITLE], " Memory GiB");
+	if (!a->cur_valid)
+		n += tui_text(r.y, r.x + n, r.w - n, a->attr[ROLE_INVALID], " (last valid)");
+	if (!a->have_res)
+		return;
+	const eval_result *res = a->res;
+	double budget = res->budget_bytes, peak = res->peak_bytes;
+	n += tui_textf(r.y, r.x + n, r.w - n, a->attr[ROLE_LABEL], " %s budget %.1f %s peak %.1f on s%d %s ", a->g->dot,
+			budget / GIB, a->g->dot, peak / GIB, res->peak_stage, a->g->dot);
+	if (res->fits)
+		n += tui_text(r.y, r.x + n, r.w - n, a->attr[ROLE_FITS], "fits");
+	else
+		n += tui_textf(r.y, r.x + n, r.w - n, a->attr[ROLE_OVER], "OVER by %.1f", (peak - budget) / GIB);
+	/* rows: the bars, then the legend */
+	int avail = r.h - 2, rows[EVAL_MAX_STAGES];
+	int nrows = tui_pick_rows(res->stages, avail, res->peak_stage, rows);
+	const int label = 5, right = 14;
+	int bw = r.w - label - right - 1;
+	if (bw < 4)
+		return;
+	double maxv = budget > peak ? budget : peak;
+	double scale = maxv > 0 ? bw / maxv : 0;
+	int bcol = (int)lround(budget * scale);
+	for (int i = 0; i < nrows; i++) {
+		int y = r.y + 1 + i, s = rows[i];
+		const eval_mem *m = &res->mem[s];
+		tui_textf(y, r.x, label, a->attr[s == res->peak_stage ? ROLE_VALUE : ROLE_LABEL], " s%-3d", s);
+		stage_bar(a, y, r.x + label, bw, m, scale, bcol);
+		int x = r.x + label + bw + 1;
+		int t = tui_textf(y, x, right, a->attr[ROLE_VALUE], "%6.1f", m->total / GIB);
+		if (m->total > budget)
+			tui_textf(y, x + t, right - t, a->attr[ROLE_OVER], " +%.1f", (m->total - budget) / GIB);
+	}
+	/* legend */
+	int y = r.y + r.h - 1, x = r.x + 1, end = r.x + r.w;
+	for (int i = 0; i < 5 && x < end; i++) {
+		x += tui_text(y, x, end - x, a->attr[seg_role[i]], seg_glyph(a, i));
+		x += tui_textf(y, x, end - x, a->attr[ROLE_LABEL], " %s ", r.w < 60 && i >= 2 ? (i == 2 ? "optim" : i == 3 ? "acts" : "bufs") : seg_name[i]);
+	}
+	if (x < end) {
+		x += tui_text(y, x, end - x, a->attr[ROLE_BUDGET], a->g->budget);
+		tui_text(y, x, end - x, a->attr[ROLE_LABEL], " budget");
+	}
+}

@@ -1,0 +1,110 @@
+/* pane_time.c - where the step time goes: compute, recomputation, pipeline bubble, each
+ * exposed communication kind, optimizer; with MFU, HFU and tokens/s in the title. */
+#include "tui/panes.h"
+
+#include <math.h>
+#include <stdio.h>
+
+typedef struct {
+	const char *name;
+	double v;
+	tui_role role;
+} part;
+
+/* The parts worth a row, in a fixed order: compute always, the rest when non-zero. */
+static int parts_of(const eval_result *r, part *out)
+{
+	const part all[] = {
+		{"compute", r->compute, ROLE_T_COMPUTE}, {"recompute", r->recompute, ROLE_T_RECOMPUTE},
+		{"bubble", r->bubble, ROLE_T_BUBBLE}, {"tp comm", r->tp, ROLE_T_COMM}, {"cp comm", r->cp, ROLE_T_COMM},
+		{"ep comm", r->ep, ROLE_T_COMM}, {"pp comm", r->pp, ROLE_T_COMM}, {"dp comm", r->dp, ROLE_T_COMM},
+		{"optimizer", r->optimizer, ROLE_T_OPTIM},
+	};
+	int n = 0;
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (i == 0 || all[i].v > 0)
+			out[n++] = all[i];
+	return n;
+}
+
+int tui_time_rows(const tui_app *a)
+{
+	part p[9];
+	return 1 + (a->have_res ? parts_of(a->res, p) : 0);
+}
+
+static void fmt_time(char *out, size_t n, double s)
+{
+	if (s >= 100)
+		snprintf(out, n, "%.0f s", s);
+	else if (s >= 1)
+		snprintf(out, n, "%.2f s", s);
+	else if (s >= 1e-3)
+		snprintf(out, n, "%.1f ms", s * 1e3);
+	else
+		snprintf(out, n, "%.0f us", s * 1e6);
+}
+
+static void fmt_rate(char *out, size_t n, double v)
+{
+	if (v >= 1e6)
+		snprintf(out, n, "%.2fM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(out, n, "%.1fk", v / 1e3);
+	else
+		snprintf(out, n, "%.0f", v);
+}
+
+void tui_pane_time(tui_app *a, tui_rect r)
+{
+	if (r.h <= 0 || !a->have_res)
+		return;
+	const eval_result *res = a->res;
+	char step[32], tok[32];
+	fmt_time(step, sizeof step, res->step);
+	fmt_rate(tok, sizeof tok, res->tokens_per_s);
+	int n = tui_textf(r.y, r.x, r.w, a->attr[ROLE_TITLE], " Step %s", step);
+	if (!a->cur_valid)
+		n += tui_text(r.y, r.x + n, r.w - n, a->attr[ROLE_INVALID], " (last valid)");
+	tui_textf(r.y, r.x + n, r.w - n, a->attr[ROLE_LABEL], " %s %s tok/s %s MFU %.1f%% %s HFU %.1f%%", a->g->dot, tok,
+			a->g->dot, 100 * res->mfu, a->g->dot, 100 * res->hfu);
+	part p[10];
+	int np = parts_of(res, p), avail = r.h - 1;
+	if (np > avail && avail >= 2) {
+		/* too few rows: compute, the largest other parts, and one "other" row for the rest */
+		int keep[10] = {1};
+		for (int k = 0; k < avail - 2; k++) {
+			int best = -1;
+			for (int i = 1; i < np; i++)
+				if (!keep[i] && (best < 0 || p[i].v > p[best].v))
+					best = i;
+			if (best >= 0)
+				keep[best] = 1;
+		}
+		part q[10];
+		int m = 0;
+		double rest = 0;
+		for (int i = 0; i < np; i++) {
+			if (keep[i])
+				q[m++] = p[i];
+			else
+				rest += p[i].v;
+		}
+		q[m++] = (part){"other", rest, ROLE_LABEL};
+		for (int i = 0; i < m; i++)
+			p[i] = q[i];
+		np = m;
+	}
+	int bw = r.w - 31;
+	for (int i = 0; i < np && i < avail; i++) {
+		int y = r.y + 1 + i;
+		char t[32];
+		fmt_time(t, sizeof t, p[i].v);
+		double frac = res->step > 0 ? p[i].v / res->step : 0;
+		tui_textf(y, r.x, 28, a->attr[ROLE_LABEL], " %-10s %9s %5.1f%%", p[i].name, t, 100 * frac);
+		int len = (int)lround(frac * bw);
+		if (len == 0 && p[i].v > 0)
+			len = 1; /* a non-zero part stays visible */
+		tui_repeat(y, r.x + 30, len < bw ? len : bw, a->attr[p[i].role], a->g->bar);
+	}
+}

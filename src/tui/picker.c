@@ -1,0 +1,53 @@
+/* picker.c - choosing the model or the cluster from the presets (`m`, `c`): the list with
+ * a one-line summary of each preset, and applying the choice as a :set. */
+#include "tui/actions.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void pick_visit(const char *name, const char *path, void *arg)
+{
+	tui_app *a = arg;
+	tui_picker *p = a->pick;
+	if (p->n >= TUI_MAX_PICK)
+		return;
+	char err[256];
+	snprintf(p->name[p->n], sizeof p->name[0], "%s", name);
+	if (p->kind == 0) {
+		model_t m;
+		if (plan_load_model(&m, path, a->paths, err, sizeof err))
+			snprintf(p->info[p->n], sizeof p->info[0], "(unreadable: %.80s)", err);
+		else
+			snprintf(p->info[p->n], sizeof p->info[0], "%-24s %7.1fB params, %d layers", m.name,
+					model_total_params(&m, true) / 1e9, m.layers);
+	} else {
+		cluster_t c;
+		if (plan_load_cluster(&c, path, a->paths, err, sizeof err))
+			snprintf(p->info[p->n], sizeof p->info[0], "(unreadable: %.80s)", err);
+		else
+			snprintf(p->info[p->n], sizeof p->info[0], "%-28s %dx %s, %.0f GiB", c.name, c.node_devices, c.device,
+					c.mem_gib);
+	}
+	if (!strcmp(name, p->kind ? a->plan->cluster_ref : a->plan->model_ref))
+		p->sel = p->n;
+	p->n++;
+}
+
+void tui_pick_open(tui_app *a, int kind)
+{
+	a->pick->kind = kind;
+	a->pick->n = a->pick->sel = a->pick->top = 0;
+	paths_each(a->paths, kind ? "presets/clusters" : "presets/models", pick_visit, a);
+	a->mode = MODE_PICK;
+}
+
+void tui_pick_apply(tui_app *a)
+{
+	tui_picker *p = a->pick;
+	a->mode = MODE_NORMAL;
+	if (p->sel < 0 || p->sel >= p->n)
+		return;
+	char set[128];
+	snprintf(set, sizeof set, "%s=%s", p->kind ? "cluster" : "model", p->name[p->sel]);
+	tui_set(a, set);
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# `strata search`: the table, --json (a list, best first, each element with the keys of
+# `eval --json` plus "search" and "ilp"), --csv, --top, --no-ilp, --threads (the same
+# ranking on any thread count), --compare, pins from --pin and from the plan file (every
+# result honours them), unsatisfiable pins named, exit codes 0 / 1 / 2. The ranking report
+# on the published strategies (scripts/rank_published.py) runs on two cases.
+. "$(dirname "$0")/_lib.sh"
+
+# a small job keeps this quick
+JOB=(-m llama2-7b -c dgx-a100-80g -n 16 --gbs 32 --seq 4096)
+
+st search "${JOB[@]}"
+expect_rc "search: exit 0" 0
+out_has "search: says how many strategies were enumerated" "strategies over"
+out_has "search: says how many were checked, valid and fit" "valid"
+out_has "search: times the inner level" "inner    ILP refined"
+check "search: ten results by default" [ "$(grep -cE '^ +[0-9]+ +[0-9.]+ ' "$OUT")" -eq 10 ]
+check "search: nothing on stderr" [ ! -s "$ERR" ]
+
+st search "${JOB[@]}" --json --top 4
+expect_rc "search --json: exit 0" 0
+python3 - "$OUT" >"$T/keys" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+num = (int, float)
+if not isinstance(d, list) or len(d) != 4:
+    print("not a list of 4")
+    sys.exit()
+def get(x, path):
+    for k in path.split("."):
+        if not isinstance(x, dict) or k not in x:
+            return KeyError
+        x = x[k]
+    return x
+want = {
+    "memory.peak_gib": num, "memory.budget_gib": num, "memory.fits": bool, "memory.stages": list,
+    "time.step_s": num, "time.compute_s": num, "time.bubble_s": num, "time.comm_exposed_s": num,
+    "time.tp_s": num, "time.cp_s": num, "time.ep_s": num, "time.pp_s": num, "time.dp_s": num,
+    "throughput.tokens_per_s": num, "throughput.mfu": num, "throughput.hfu": num, "strategy": dict,
+    "search.rank": int, "search.step_s": num, "search.peak_gib": num, "search.mfu": num,
+    "search.tokens_per_s": num, "search.even_step_s": num, "search.enumerated": int,
+    "search.fit": int, "search.outer_s": num, "search.inner_s": num, "ilp.status": str, "ilp.gain": num,
+}
+for k in ["dp", "tp", "pp", "vpp", "cp", "ep", "etp", "zero", "micro_batch", "global_batch", "seq_length"]:
+    want["strategy." + k] = int
+for i, r in enumerate(d):
+    for path, t in want.items():
+        v = get(r, path)
+        if v is KeyError:
+            print("result", i, "missing", path)
+        elif not isinstance(v, t) or (t is num and isinstance(v, bool)):
+            print("result", i, "wrong type", path, type(v).__name__)
+    if r["search"]["rank"] != i + 1:
+        print("rank", r["search"]["rank"], "at", i)
+    if not r["memory"]["fits"] or r["search"]["peak_gib"] > r["memory"]["budget_gib"] + 1e-9:
+        print("result", i, "does not fit")
+steps = [r["search"]["step_s"] for r in d]
+if steps != sorted(steps):
+    print("not best first:", steps)
+PY
+if [ -s "$T/keys" ]; then fail "search --json: a list, best first, eval keys + search + ilp" "$(head -c 400 "$T/keys")"; else pass "search --json: a list, best first, eval keys + search + ilp"; fi
+
+st search "${JOB[@]}" --csv --top 3
+expect_rc "search --csv: exit 0" 0
+check "search --csv: a header and three rows" [ "$(wc -l <"$OUT")" -eq 4 ]
+check "search --csv: rank and eval columns" grep -q '^rank,search_step_s,.*,dp,tp,pp,' "$OUT"
+
+st search "${JOB[@]}" --no-ilp --json --top 3
+check "search --no-ilp: the ILP is skipped" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(any(r["ilp"]["status"] != "skipped" for r in d))' "$OUT"
+
+# the same ranking on one thread and on three (timing fields aside)
+strip='import json,sys
+d=json.load(open(sys.argv[1]))
+for r in d:
+    for k in ("outer_s","inner_s","threads"): r["search"].pop(k)
+    r["ilp"].pop("solve_ms", None)
+print(json.dumps(d, sort_keys=True))'
+st search "${JOB[@]}" --json --threads 1
+python3 -c "$strip" "$OUT" >"$T/one"
+st search "${JOB[@]}" --json --threads 3
+python3 -c "$strip" "$OUT" >"$T/three"
+check "search --threads: one and three threads rank alike" cmp -s "$T/one" "$T/three"
+st search "${JOB[@]}" --json --threads 3
+python3 -c "$strip" "$OUT" >"$T/again"
+check "search: a second run ranks alike" cmp -s "$T/three" "$T/again"
+
+st search "${JOB[@]}" --compare --tp 4 --pp 2
+expect_rc "search --compare: exit 0" 0
+out_has "search --compare: ranks the plan's strategy" "ranks #"
+out_has "search --compare: says what the best gains" "tokens/s over the plan"
+st search "${JOB[@]}" --compare --tp 4 --pp 2 --json --top 1
+check "search --compare --json: plan_rank and gain_over_plan" python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))[0]["search"]; sys.exit(not (s["plan_rank"] > 1 and s["gain_over_plan"] > 0))' "$OUT"
+
+# pins: every result honours them
+st search "${JOB[@]}" --pin tp=2 --pin experts.ep=1 --pin 'layers[0:2].recompute=full' --pin schedule=1f1b --json
+expect_rc "search pins: exit 0" 0
+check "search pins: every result has tp=2 and 1f1b" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d or any(r["strategy"]["tp"] != 2 or r["strategy"]["schedule"] != "1f1b" for r in d))' "$OUT"
+cat >"$T/pinned.yaml" <<'EOF'
+model: llama2-7b
+cluster: dgx-a100-80g
+devices: 16
+strategy: {global_batch: 32, seq_length: 4096}
+pins: ["attention.cp=2", "attention.cp_kind=ulysses"]
+EOF
+st search "$T/pinned.yaml" --json --top 3
+expect_rc "search plan pins: exit 0" 0
+check "search plan pins: cp=2 ulysses everywhere" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d or any(r["strategy"]["cp"] != 2 or r["strategy"]["cp_kind"] != "ulysses" for r in d))' "$OUT"
+
+# unsatisfiable pins: exit 1, the pin that breaks is named with the core's reason
+st search "${JOB[@]}" -n 24 --gbs 48 --pin pp=2 --pin tp=3
+expect_rc "search tp=3: exit 1" 1
+err_has "search tp=3: names the pin and the core's reason" "pin 'tp=3' cannot be satisfied: tp=3 does not divide 32 attention heads"
+st search "${JOB[@]}" --pin tp=3
+expect_rc "search tp=3 on 16 devices: exit 1" 1
+err_has "search tp=3 on 16 devices: no split of the devices" "pin 'tp=3' cannot be satisfied: no split of 16 devices"
+st search "${JOB[@]}" --pin tp=8 --pin attention.tp=4
+expect_rc "search conflicting pins: exit 1" 1
+err_has "search conflicting pins: names the second" "pin 'attention.tp=4' cannot hold together with 'tp=8'"
+st search "${JOB[@]}" --pin experts.ep=8
+expect_rc "search experts on a dense model: exit 1" 1
+err_has "search experts on a dense model: says so" "no experts"
+st search "${JOB[@]}" --pin tp=1 --pin pp=1 --pin cp=1 --pin zero=0 --pin recompute=none --json
+expect_rc "search pins that cannot fit: exit 1" 1
+err_has "search pins that cannot fit: names ZeRO-0, the pin that breaks" "pin 'zero=0' cannot hold together with 'tp=1', 'pp=1', 'cp=1': no strategy fits"
+check "search pins that cannot fit: --json prints an empty list" python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])) != [])' "$OUT"
+st search "${JOB[@]}" --budget 0.5
+expect_rc "search nothing fits: exit 1" 1
+err_has "search nothing fits: says the least memory" "no strategy fits in the 0.5 GiB budget"
+
+# usage errors: exit 2
+st search "${JOB[@]}" --pin colour=red
+expect_rc "search unknown pin key: exit 2" 2
+err_has "search unknown pin key: names it" "unknown key 'colour'"
+st search "${JOB[@]}" --pin 'layers[0:2].stage=1' --no-ilp
+expect_rc "search stage pin with --no-ilp: exit 2" 2
+st search "${JOB[@]}" --threads 0
+expect_rc "search --threads 0: exit 2" 2
+st search "${JOB[@]}" --top 0
+expect_rc "search --top 0: exit 2" 2
+st search "${JOB[@]}" --bogus
+expect_rc "search unknown option: exit 2" 2
+st search no-such-plan.yaml
+expect_rc "search missing plan: exit 2" 2
+st search --help
+expect_rc "search --help: exit 0" 0
+
+# the ranking report on published strategies (two cases; docs/search.md has all)
+if STRATA="$STRATA" python3 scripts/rank_published.py tests/validation/public/narayanan2021_t1_1.7B.yaml \
+		tests/validation/public/llmfoundry_h100_80gb_7b_seq2048_8gpu_mbs6_gbs48.yaml >"$T/rank" 2>"$T/rankerr"; then
+	pass "rank_published: runs"
+else
+	fail "rank_published: runs" "$(head -c 300 "$T/rankerr")"
+fi
+check "rank_published: one row per case with a rank" [ "$(grep -cE '^\| [A-Za-z0-9_.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9,]+ \|' "$T/rank")" -eq 2 ]

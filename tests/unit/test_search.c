@@ -1,0 +1,440 @@
+/* Unit tests for the two-level search against brute force: on small jobs, plain loops over
+ * eval_run (every combination of every field, no pruning) find no fitting strategy
+ * faster than the search's best, and the same loops over the search's canonical space give
+ * exactly its top K, in the same order. Also: results are the same with any number of
+ * threads and across runs; with no pins the search is the plain planner; every result
+ * honours the pins and fits the budget; the ILP level honours layer pins; cancellation.
+ * (Pin parsing and unsatisfiable pins: test_search_pins.c.) */
+#include "check.h"
+#include "core/evaluate.h"
+#include "io/paths.h"
+#include "io/plan.h"
+#include "solve/search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define K 12
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static paths_t paths;
+static plan_t plan;
+static eval_result ev;
+
+static int load(const char *text)
+{
+	char err[512];
+	if (plan_load_text(&plan, text, "t.yaml", &paths, err, sizeof err) ||
+			strat_resolve(&plan.strategy, plan.devices, err, sizeof err)) {
+		printf("  load: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static search_job job_of(void)
+{
+	search_job j = {&plan.model, &plan.cluster, plan.devices, plan.strategy, plan.budget_gib};
+	return j;
+}
+
+/* ---------- brute force ---------- */
+
+typedef struct {
+	strategy_t s;
+	double step;
+} bf_item;
+
+static bf_item top[K];
+static int ntop;
+static double best, bf_ref;
+static long long nfit, bf_faster;
+
+static int before(const strategy_t *s, double step, const bf_item *b)
+{
+	return step < b->step || (step == b->step && search_canon_cmp(s, &b->s) < 0);
+}
+
+static void bf_offer(const strategy_t *s, double step)
+{
+	nfit++;
+	bf_faster += step < bf_ref;
+	if (step < best)
+		best = step;
+	if (ntop == K && !before(s, step, &top[K - 1]))
+		return;
+	int i = ntop < K ? ntop++ : K - 1;
+	while (i > 0 && before(s, step, &top[i - 1])) {
+		top[i] = top[i - 1];
+		i--;
+	}
+	top[i].s = *s;
+	top[i].step = step;
+}
+
+static int experts_of(const model_t *m)
+{
+	int e = 0;
+	for (int k = 0; k < m->nkinds; k++)
+		e = m->kind[k].experts > e ? m->kind[k].experts : e;
+	return e;
+}
+
+/* Every strategy of the job (canonical = 0), or only the canonical representatives the
+ * search enumerates (canonical = 1: no-op variants left out, as docs/search.md lists). */
+static void brute(int canonical)
+{
+	const model_t *m = &plan.model;
+	const cluster_t *c = &plan.cluster;
+	int N = plan.devices, G = plan.strategy.global_batch, E = experts_of(m), L = m->layers;
+	ntop = 0;
+	nfit = 0;
+	bf_faster = 0;
+	best = INFINITY;
+	strategy_t s = plan.strategy;
+	s.nchunks = 0;
+	s.nranges = 0;
+	for (s.tp = 1; s.tp <= N; s.tp++)
+		for (s.cp = 1; s.cp <= N; s.cp++)
+			for (s.pp = 1; s.pp <= N; s.pp++) {
+				if (N % ((long long)s.tp * s.cp * s.pp))
+					continue;
+				s.dp = N / (s.tp * s.cp * s.pp);
+				if (G % s.dp)
+					continue;
+				for (int sch = 0; sch < SCHED_COUNT; sch++) {
+					s.schedule = (uint8_t)sch;
+					if (canonical && s.pp == 1 && sch != SCHED_1F1B)
+						continue;
+					int vmax = s.pp > 1 ? L / s.pp : 1;
+					for (s.vpp = 1; s.vpp <= (vmax > 1 ? vmax : 1); s.vpp++) {
+						if (canonical && (sch == SCHED_INTERLEAVED) != (s.vpp > 1))
+							continue;
+						for (s.ep = 1; s.ep <= (E ? E : 1); s.ep++) {
+							if (E && E % s.ep)
+								continue;
+							for (s.etp = 1; s.etp <= (E ? c->node_devices : 1); s.etp++)
+								for (s.zero = 0; s.zero <= 3; s.zero++) {
+									long long edp = (long long)s.dp * s.cp * s.tp;
+									if (canonical && (s.zero == 1 || s.zero == 2) && s.dp * s.cp == 1 &&
+											edp == (long long)s.ep * s.etp)
+										continue;
+									for (s.micro_batch = 1; s.micro_batch <= G / s.dp; s.micro_batch++) {
+										if ((G / s.dp) % s.micro_batch)
+											continue;
+										for (int sp = 0; sp < 2; sp++) {
+											s.sp = sp;
+											if (canonical && s.tp == 1 && sp)
+												continue;
+											for (int rc = 0; rc < RC_COUNT; rc++) {
+												s.recompute = (uint8_t)rc;
+												for (int k = 0; k < 2; k++) {
+													s.cp_kind = (uint8_t)k;
+													if (canonical && s.cp == 1 && k)
+														continue;
+													if (eval_run(m, c, N, &s, plan.budget_gib, &ev) == 0 && ev.fits)
+														bf_offer(&s, ev.step);
+												}
+											}
+										}
+									}
+								}
+						}
+					}
+				}
+			}
+}
+
+/* ---------- helpers ---------- */
+
+static int same_items(const search_result *a, const search_result *b)
+{
+	if (a->n != b->n || a->enumerated != b->enumerated || a->evaluated != b->evaluated || a->fit != b->fit ||
+			a->bounded != b->bounded || a->checked != b->checked)
+		return 0;
+	for (int i = 0; i < a->n; i++)
+		if (a->item[i].step != b->item[i].step || search_canon_cmp(&a->item[i].s, &b->item[i].s) ||
+				a->item[i].s.nchunks != b->item[i].s.nchunks ||
+				memcmp(a->item[i].s.chunk_layers, b->item[i].s.chunk_layers,
+						sizeof a->item[i].s.chunk_layers[0] * (size_t)a->item[i].s.nchunks))
+			return 0;
+	return 1;
+}
+
+static const char *jobs[] = {
+	/* dense GQA, loose budget */
+	"model: llama2-7b\ncluster: dgx-a100-80g\ndevices: 16\n"
+	"strategy: {global_batch: 32, seq_length: 4096}\n",
+	/* the same under a tight budget: recompute, pipelines and ZeRO must do the work */
+	"model: llama2-7b\ncluster: dgx-a100-80g\ndevices: 16\nbudget_gib: 14\n"
+	"strategy: {global_batch: 32, seq_length: 4096}\n",
+	/* MoE with GQA, memory-bound */
+	"model: mixtral-8x7b\ncluster: dgx-h100\ndevices: 16\n"
+	"strategy: {global_batch: 16, seq_length: 4096}\n",
+	/* a small MLA + MoE model with a dense first layer and an MTP module, odd batch */
+	"model: {name: tiny-mla, hidden_size: 1024, intermediate_size: 2816, num_hidden_layers: 6,\n"
+	"        num_attention_heads: 16, num_key_value_heads: 16, vocab_size: 32000, hidden_act: silu,\n"
+	"        n_routed_experts: 8, num_experts_per_tok: 2, moe_intermediate_size: 512, n_shared_experts: 1,\n"
+	"        first_k_dense_replace: 1, q_lora_rank: 384, kv_lora_rank: 128, qk_nope_head_dim: 64,\n"
+	"        qk_rope_head_dim: 32, v_head_dim: 64, num_nextn_predict_layers: 1}\n"
+	"cluster: h800\ndevices: 8\nbudget_gib: 3\n"
+	"strategy: {global_batch: 12, seq_length: 2048}\n",
+	/* GPT-style (tied, biases, gelu) on fp16-only V100s across two nodes */
+	"model: {name: gpt-mini, hidden_size: 1536, intermediate_size: 6144, num_hidden_layers: 16,\n"
+	"        num_attention_heads: 16, num_key_value_heads: 16, vocab_size: 50257, hidden_act: gelu,\n"
+	"        tie_word_embeddings: true, hidden_dropout: 0.1, attention_dropout: 0.1}\n"
+	"cluster: v100\ndevices: 16\n"
+	"strategy: {global_batch: 64, seq_length: 2048, precision: fp16, flash_attention: false}\n",
+};
+
+static void test_brute_force(void)
+{
+	for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+		char name[160];
+		if (!CHECK(load(jobs[i]) == 0, "brute: job loads"))
+			continue;
+		search_job j = job_of();
+		search_opts o;
+		memset(&o, 0, sizeof o);
+		o.top = K;
+		o.no_ilp = 1;
+		search_result r;
+		CHECK(search_run(&j, NULL, &o, &r) == 0, "brute: search runs");
+		brute(0);
+		double raw_best = best;
+		long long raw_fit = nfit;
+		snprintf(name, sizeof name, "brute %s/%d devices: %lld fitting strategies, some fit", plan.model.name,
+				plan.devices, raw_fit);
+		if (CHECK(raw_fit > 0 && r.n > 0, name)) {
+			snprintf(name, sizeof name, "brute %s: the search's best (%.6g s) is the best of every strategy (%.6g s)",
+					plan.model.name, r.item[0].step, raw_best);
+			CHECK(r.item[0].step <= raw_best, name);
+		}
+		brute(1);
+		int same = r.n == ntop;
+		for (int k = 0; same && k < ntop; k++)
+			same = r.item[k].step == top[k].step && !search_canon_cmp(&r.item[k].s, &top[k].s);
+		snprintf(name, sizeof name, "brute %s: the top %d equal the canonical sweep's, in order", plan.model.name,
+				ntop);
+		if (!CHECK(same, name))
+			for (int k = 0; k < ntop || k < r.n; k++)
+				printf("  %d: search %.9g  brute %.9g\n", k, k < r.n ? r.item[k].step : NAN,
+						k < ntop ? top[k].step : NAN);
+		snprintf(name, sizeof name, "brute %s: every fitting canonical strategy is counted (%lld >= %lld fit)",
+				plan.model.name, r.fit + r.bounded, nfit);
+		CHECK(r.enumerated >= nfit && r.evaluated + r.bounded >= r.fit, name);
+		search_free(&r);
+	}
+}
+
+static void test_stable(void)
+{
+	if (!CHECK(load(jobs[2]) == 0, "stable: job loads"))
+		return;
+	search_job j = job_of();
+	search_opts o;
+	memset(&o, 0, sizeof o);
+	o.top = 8;
+	search_result a, b;
+	o.threads = 1;
+	search_run(&j, NULL, &o, &a);
+	CHECK(a.n > 0 && a.threads == 1, "stable: one thread finds results");
+	static const int nt[] = {2, 3, 7, 1};
+	for (size_t i = 0; i < sizeof nt / sizeof nt[0]; i++) {
+		char name[96];
+		o.threads = nt[i];
+		search_run(&j, NULL, &o, &b);
+		snprintf(name, sizeof name, "stable: %d threads give the same ranking and counts as one", nt[i]);
+		CHECK(same_items(&a, &b), name);
+		search_free(&b);
+	}
+	search_free(&a);
+}
+
+static void test_no_pins(void)
+{
+	if (!CHECK(load(jobs[0]) == 0, "no pins: job loads"))
+		return;
+	search_job j = job_of();
+	search_opts o;
+	memset(&o, 0, sizeof o);
+	o.top = 6;
+	search_result a, b, c;
+	pin_set none;
+	none.n = 0;
+	search_run(&j, NULL, &o, &a);
+	search_run(&j, &none, &o, &b);
+	CHECK(a.n > 0 && same_items(&a, &b), "no pins: an empty pin set is the plain planner");
+	/* pinning what the best already has changes nothing about the best */
+	pin_set ps;
+	char txt[64], why[256];
+	ps.n = 0;
+	const strategy_t *t = &a.item[0].s;
+	snprintf(txt, sizeof txt, "tp=%d", t->tp);
+	pin_add(&ps, txt, why, sizeof why);
+	snprintf(txt, sizeof txt, "pp=%d", t->pp);
+	pin_add(&ps, txt, why, sizeof why);
+	snprintf(txt, sizeof txt, "mbs=%d", t->micro_batch);
+	pin_add(&ps, txt, why, sizeof why);
+	search_run(&j, &ps, &o, &c);
+	CHECK(c.n > 0 && c.item[0].step == a.item[0].step && !search_canon_cmp(&c.item[0].s, &a.item[0].s),
+			"no pins: pinning the best's own degrees keeps it the best");
+	CHECK(c.enumerated < a.enumerated, "no pins: pins shrink the space");
+	search_free(&a);
+	search_free(&b);
+	search_free(&c);
+}
+
+static void check_pins(const char *title, const char *const *exprs, int n, int no_ilp)
+{
+	char name[200], why[256];
+	pin_set ps;
+	ps.n = 0;
+	for (int i = 0; i < n; i++)
+		if (pin_add(&ps, exprs[i], why, sizeof why))
+			printf("  %s\n", why);
+	search_job j = job_of();
+	search_opts o;
+	memset(&o, 0, sizeof o);
+	o.top = 10;
+	o.no_ilp = no_ilp;
+	search_result r;
+	search_run(&j, &ps, &o, &r);
+	snprintf(name, sizeof name, "pins %s: results found", title);
+	CHECK(r.n > 0, name);
+	double budget = plan.budget_gib > 0 ? plan.budget_gib : eval_default_budget_gib(&plan.cluster);
+	int honoured = 1, fits = 1;
+	for (int i = 0; i < r.n; i++) {
+		const search_item *it = &r.item[i];
+		if (!pin_honoured(&ps, &plan.model, &it->s, why, sizeof why)) {
+			printf("  #%d: %s\n", i + 1, why);
+			honoured = 0;
+		}
+		if (it->peak_gib > budget * (1 + 1e-12))
+			fits = 0;
+		/* a result the strategy expresses exactly evaluates as ranked */
+		if (it->ilp_status < 0 || it->ilp_applied || it->s.nchunks == 0) {
+			if (eval_run(&plan.model, &plan.cluster, plan.devices, &it->s, plan.budget_gib, &ev) || !ev.fits)
+				fits = 0;
+		}
+	}
+	snprintf(name, sizeof name, "pins %s: every result honours every pin", title);
+	CHECK(honoured, name);
+	snprintf(name, sizeof name, "pins %s: every result fits the %.1f GiB budget", title, budget);
+	CHECK(fits, name);
+	search_free(&r);
+}
+
+static void test_pins_honoured(void)
+{
+	if (!CHECK(load(jobs[1]) == 0, "pins: job loads"))
+		return;
+	static const char *const a[] = {"tp=2"};
+	check_pins("tp=2", a, 1, 1);
+	static const char *const b[] = {"attention.cp=2", "attention.cp_kind=ulysses", "recompute=selective"};
+	check_pins("attention.cp=2 ulysses selective", b, 3, 0);
+	static const char *const c[] = {"schedule=interleaved", "zero=1", "mbs=1"};
+	check_pins("interleaved zero=1 mbs=1", c, 3, 0);
+	static const char *const d[] = {"pp=4", "layers[0:4].recompute=full", "layers[30:32].recompute=none"};
+	check_pins("layer recompute ranges", d, 3, 0);
+	static const char *const e[] = {"pp=4", "stages[0].layers=6", "layers[31:32].stage=3"};
+	check_pins("stage pins through the ILP", e, 3, 0);
+	static const char *const f[] = {"sp=false", "embedding.vocab_parallel=false", "dp=2"};
+	check_pins("sp off, vocab not parallel, dp=2", f, 3, 1);
+	if (!CHECK(load(jobs[2]) == 0, "pins: MoE job loads"))
+		return;
+	static const char *const g[] = {"experts.ep=8", "experts.etp=1"};
+	check_pins("experts.ep=8 experts.etp=1", g, 2, 0);
+	static const char *const h[] = {"experts.ep=2", "attention.tp=4", "precision=fp8"};
+	check_pins("experts.ep=2 attention.tp=4 fp8", h, 3, 1);
+}
+
+static void test_cancel_and_progress(void)
+{
+	if (!CHECK(load(jobs[0]) == 0, "cancel: job loads"))
+		return;
+	search_job j = job_of();
+	atomic_int stop = 1;
+	search_opts o;
+	memset(&o, 0, sizeof o);
+	o.cancel = &stop;
+	search_result r;
+	search_run(&j, NULL, &o, &r);
+	CHECK(r.cancelled && r.n == 0, "cancel: a set flag stops the search with no results");
+	search_free(&r);
+}
+
+static int progress_calls;
+static double progress_last;
+static void on_progress(void *user, int level, double done)
+{
+	(void)user;
+	if (level == 1) {
+		progress_calls++;
+		progress_last = done;
+	}
+}
+
+static void test_progress(void)
+{
+	if (!CHECK(load(jobs[0]) == 0, "progress: job loads"))
+		return;
+	search_job j = job_of();
+	search_opts o;
+	memset(&o, 0, sizeof o);
+	o.progress = on_progress;
+	o.threads = 2;
+	search_result r;
+	search_run(&j, NULL, &o, &r);
+	CHECK(progress_calls > 0 && progress_last > 0 && progress_last <= 1, "progress: the outer level reports");
+	CHECK(r.outer_s >= 0 && r.inner_s >= 0 && r.refined > 0, "progress: both levels timed, ILP ran");
+	search_free(&r);
+}
+
+static void test_compare_rank(void)
+{
+	if (!CHECK(load(jobs[0]) == 0, "compare: job loads"))
+		return;
+	/* rank of a known strategy: one more than the fitting strategies strictly faster */
+	plan.strategy.tp = 2;
+	plan.strategy.pp = 2;
+	plan.strategy.dp = 4;
+	plan.strategy.micro_batch = 1;
+	CHECK(eval_run(&plan.model, &plan.cluster, plan.devices, &plan.strategy, plan.budget_gib, &ev) == 0 && ev.fits,
+			"compare: the plan's strategy fits");
+	double ref = ev.step;
+	search_job j = job_of();
+	search_opts o;
+	memset(&o, 0, sizeof o);
+	o.no_ilp = 1;
+	o.ref_step = ref;
+	search_result r;
+	search_run(&j, NULL, &o, &r);
+	bf_ref = ref;
+	brute(1);
+	bf_ref = 0;
+	char name[160];
+	snprintf(name, sizeof name, "compare: the plan ranks #%lld, one after the %lld faster canonical strategies",
+			r.faster_than_ref + 1, bf_faster);
+	CHECK(r.faster_than_ref == bf_faster && bf_faster > 0 && r.item[0].step < ref, name);
+	search_free(&r);
+}
+
+int main(void)
+{
+	char cwd[1024];
+	if (getcwd(cwd, sizeof cwd)) /* the runner starts tests at the repository root */
+		setenv("STRATA_DATA", cwd, 1);
+	paths_init(&paths, "strata");
+	test_brute_force();
+	test_stable();
+	test_no_pins();
+	test_pins_honoured();
+	test_cancel_and_progress();
+	test_progress();
+	test_compare_rank();
+	return check_done();
+}
