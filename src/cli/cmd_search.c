@@ -287,6 +287,9 @@ int cmd_search(int argc, char **argv, const paths_t *paths)
 		rc = 2;
 		goto out;
 	}
+	for (int i = 0; i < pins->n; i++)
+		if (pins->pin[i].key == PIN_BUDGET) /* the reports evaluate under the pinned budget */
+			p->budget_gib = pins->pin[i].value / 1024.0;
 	if (so.no_ilp && pin_needs_ilp(pins)) {
 		fprintf(stderr, "strata search: stage pins (layers[a:b].stage, stages[s].layers) need the ILP level: "
 				"drop --no-ilp\n");
@@ -318,9 +321,6 @@ int cmd_search(int argc, char **argv, const paths_t *paths)
 		goto out;
 	}
 	double budget = p->budget_gib > 0 ? p->budget_gib : eval_default_budget_gib(&p->cluster);
-	for (int i = 0; i < pins->n; i++)
-		if (pins->pin[i].key == PIN_BUDGET)
-			budget = pins->pin[i].value / 1024.0;
 	if (o.json) {
 		json_w w;
 		json_init(&w, stdout, 1);

@@ -274,6 +274,7 @@ static int refine(const search_space *sp, const ilp_pins *lp, int need_ilp, cons
 	}
 	/* keep the even split unless the ILP is faster or the pins need its placement */
 	if (!need_ilp && !(ir->step < c->step)) {
+		it->ilp_applied = 1; /* the even split is the ILP's plan */
 		ilp_free(ir);
 		return 1;
 	}
@@ -281,7 +282,13 @@ static int refine(const search_space *sp, const ilp_pins *lp, int need_ilp, cons
 	int applied = ilp_apply(ir, &s) == 0;
 	if (even_split(sp->job->model, &s))
 		s.nchunks = 0; /* the even split written out is the even split */
-	if (applied && eval_run(j->model, j->cluster, j->devices, &s, sp->budget_gib, er) == 0 && er->fits) {
+	if (applied) {
+		if (eval_run(j->model, j->cluster, j->devices, &s, sp->budget_gib, er) || !er->fits) {
+			/* the core disagrees with the ILP's pricing: keep the even split, which fits
+			 * (but does not place layers as stage pins ask) */
+			ilp_free(ir);
+			return !need_ilp;
+		}
 		it->s = s;
 		it->ilp_applied = 1;
 		it->step = er->step;
@@ -511,7 +518,7 @@ int search_explain(const search_job *job, const pin_set *pins, const search_opts
 	q.refine = 1;
 	q.ref_step = 0;
 	q.progress = NULL;
-	char reason[320];
+	char reason[SEARCH_WHY];
 	if (!found(job, NULL, &q, reason, sizeof reason)) {
 		snprintf(why, n, "%s", reason);
 		return -1;
@@ -528,7 +535,7 @@ int search_explain(const search_job *job, const pin_set *pins, const search_opts
 		pin_set alone;
 		alone.n = 1;
 		alone.pin[0] = *bad;
-		char r1[320];
+		char r1[SEARCH_WHY];
 		if (i == 1 || !found(job, &alone, &q, r1, sizeof r1)) {
 			snprintf(why, n, "pin '%s' cannot be satisfied: %s", bad->text, i == 1 ? reason : r1);
 		} else {

@@ -26,6 +26,7 @@ typedef struct {
 	long long leaves;          /* strategies below it before those checks */
 } search_unit;
 
+#define SEARCH_WHY 320     /* bytes of a reason, as search_result.why */
 #define SEARCH_MAX_DIV 2048 /* no number below 2^30 has more than 1344 divisors */
 
 /* The values of every field below a unit, in enumeration order. */
@@ -63,7 +64,7 @@ typedef struct {
 	int *order;                /* units in the order they are handed out */
 	int hi;                    /* the phase takes order[next .. hi) */
 	atomic_int next, done;     /* next position to take; units scored */
-	char why[320];             /* first rejection of a device split (canonical order) */
+	char why[SEARCH_WHY];      /* first rejection of a device split (canonical order) */
 	strategy_t why_s;
 	int have_why;
 } search_space;
@@ -76,7 +77,7 @@ typedef struct {
 	eval_costs ec;             /* scratch for the time bound */
 	search_col *col;           /* the unit's bound table: [sp][cp kind][micro-batch] */
 	long long enumerated, checked, valid, bounded, evaluated, fit, faster;
-	char why[320];
+	char why[SEARCH_WHY];
 	strategy_t why_s;
 	int have_why;
 	double least_peak;         /* bytes, 0 when none */

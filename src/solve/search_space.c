@@ -10,11 +10,9 @@
 #include "solve/search_int.h"
 #include "core/why.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 /* Divisors of n in ascending order; returns the count. */
 int search_divisors(long long n, int *out)
@@ -40,7 +38,7 @@ void search_note_why(char *why, strategy_t *why_s, int *have, const char *reason
 		return;
 	*have = 1;
 	*why_s = *s;
-	snprintf(why, 320, "%s", reason);
+	snprintf(why, SEARCH_WHY, "%s", reason);
 }
 
 int search_cand_cmp(const search_cand *a, const search_cand *b)
@@ -305,7 +303,7 @@ int search_space_init(search_space *sp, const search_job *job, const pin_set *pi
 	static const pin_set none;
 	if (!pins)
 		pins = &none;
-	char why[320];
+	char why[SEARCH_WHY];
 	for (int k = 0; k < PIN_LAYER; k++) {
 		int rc = pin_fixed(pins, k, &sp->val[k], why, sizeof why);
 		if (rc < 0) {
