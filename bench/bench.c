@@ -1,5 +1,6 @@
 /* bench.c - performance figures for `make bench`: evaluations per second of the cost
  * model (single thread, median of several timed runs). Prints "bench: NAME VALUE UNIT". */
+#include "bench.h"
 #include "core/evaluate.h"
 #include "io/paths.h"
 #include "io/plan.h"
@@ -9,11 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-int bench_ilp(const paths_t *paths); /* bench_ilp.c */
-int bench_tui(const paths_t *paths); /* bench_tui.c */
-int bench_lua(const paths_t *paths); /* bench_lua.c */
-int bench_search(const paths_t *paths); /* bench_search.c */
-
 static double now(void)
 {
 	struct timespec ts;
@@ -21,10 +17,10 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int dcmp(const void *a, const void *b)
+int bench_dcmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
+	return (x > y) - (x < y);
 }
 
 /* Evaluations per second: 7 runs of ~0.2 s each, median. The strategy's micro-batch is
@@ -46,7 +42,7 @@ static double evals_per_s(const plan_t *p, eval_result *r, double *sink)
 		} while (t < 0.2);
 		rates[run] = n / t;
 	}
-	qsort(rates, 7, sizeof rates[0], dcmp);
+	qsort(rates, 7, sizeof rates[0], bench_dcmp);
 	return rates[3];
 }
 

@@ -1,5 +1,6 @@
 /* bench_ilp.c - bubble ILP solve times by instance size for `make bench`: the median of
  * several solves (costs, options, DP and GLPK together), as "bench: ilp_NAME VALUE ms". */
+#include "bench.h"
 #include "io/paths.h"
 #include "io/plan.h"
 #include "solve/ilp.h"
@@ -7,14 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-int bench_ilp(const paths_t *paths);
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 static int one(const char *name, const char *text, const paths_t *paths)
 {
@@ -39,7 +32,7 @@ static int one(const char *name, const char *text, const paths_t *paths)
 		options = r->options;
 		ilp_free(r);
 	}
-	qsort(ms, 9, sizeof ms[0], cmp);
+	qsort(ms, 9, sizeof ms[0], bench_dcmp);
 	printf("bench: ilp_%s %.2f ms (%s, %d layers, %d stages x vpp %d, %d options)\n", name, ms[4],
 			ilp_status_name(status), p->model.layers, p->strategy.pp, p->strategy.vpp, options);
 	rc = status == ILP_OPTIMAL ? 0 : 1;

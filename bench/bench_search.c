@@ -59,7 +59,8 @@ static int one(const char *name, const char *text, const paths_t *paths)
 	qsort(wall, RUNS, sizeof wall[0], cmp);
 	printf("bench: search_%s_candidates %lld\n", name, space);
 	printf("bench: search_%s_per_s %.4g cand/s\n", name, space / wall[RUNS / 2]);
-	printf("bench: search_%s_wall %.3f s (%d threads)\n", name, wall[RUNS / 2], threads);
+	printf("bench: search_%s_wall %.3f s\n", name, wall[RUNS / 2]);
+	printf("bench: search_%s_threads %d\n", name, threads);
 	rc = 0;
 out:
 	free(p);

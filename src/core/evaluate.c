@@ -243,7 +243,7 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		o->ep_b = o->ep_f;
 	}
 	if (t->experts > 0 && s->etp > 1) {
-		double one = comm_allreduce(x->tp_l, s->etp, x->tok_moe * t->topk * h * ACT_BYTES);
+		double one = comm_allreduce(comm_group(c, s->etp, 1), s->etp, x->tok_moe * t->topk * h * ACT_BYTES);
 		o->ep_f += one;
 		o->ep_b += one;
 	}

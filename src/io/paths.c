@@ -90,10 +90,12 @@ static int cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void paths_each(const paths_t *p, const char *sub, void (*fn)(const char *, const char *, void *), void *arg)
+void paths_each_ext(const paths_t *p, const char *sub, const char *ext,
+		void (*fn)(const char *, const char *, void *), void *arg)
 {
 	char seen[512][64];
 	int nseen = 0;
+	size_t el = strlen(ext);
 	for (int i = 0; i < p->n; i++) {
 		char dir[1200];
 		snprintf(dir, sizeof dir, "%s/%s", p->dir[i], sub);
@@ -105,7 +107,7 @@ void paths_each(const paths_t *p, const char *sub, void (*fn)(const char *, cons
 		struct dirent *e;
 		while ((e = readdir(d)) && nn < 512) {
 			size_t l = strlen(e->d_name);
-			if (l > 5 && l < 64 && !strcmp(e->d_name + l - 5, ".yaml"))
+			if (l > el && l < 64 && !strcmp(e->d_name + l - el, ext))
 				names[nn++] = strdup(e->d_name);
 		}
 		closedir(d);
@@ -113,7 +115,7 @@ void paths_each(const paths_t *p, const char *sub, void (*fn)(const char *, cons
 		for (int k = 0; k < nn; k++) {
 			if (!names[k])
 				continue;
-			names[k][strlen(names[k]) - 5] = 0;
+			names[k][strlen(names[k]) - el] = 0;
 			int dup = 0;
 			for (int j = 0; j < nseen; j++)
 				if (!strcmp(seen[j], names[k]))
@@ -121,10 +123,15 @@ void paths_each(const paths_t *p, const char *sub, void (*fn)(const char *, cons
 			if (!dup && nseen < 512) {
 				snprintf(seen[nseen++], sizeof seen[0], "%s", names[k]);
 				char full[1400];
-				snprintf(full, sizeof full, "%s/%s.yaml", dir, names[k]);
+				snprintf(full, sizeof full, "%s/%s%s", dir, names[k], ext);
 				fn(names[k], full, arg);
 			}
 			free(names[k]);
 		}
 	}
+}
+
+void paths_each(const paths_t *p, const char *sub, void (*fn)(const char *, const char *, void *), void *arg)
+{
+	paths_each_ext(p, sub, ".yaml", fn, arg);
 }

@@ -21,5 +21,8 @@ int paths_find(const paths_t *p, const char *sub, char *out, size_t outlen);
  * is not repeated). fn gets the preset name and the full path. */
 void paths_each(const paths_t *p, const char *sub, void (*fn)(const char *name, const char *path, void *arg),
 		void *arg);
+/* The same for files ending in ext (".lua": the recipes under "lua"); names lose ext. */
+void paths_each_ext(const paths_t *p, const char *sub, const char *ext,
+		void (*fn)(const char *name, const char *path, void *arg), void *arg);
 
 #endif

@@ -41,22 +41,78 @@ static void job_into(plan_t *p, const knob_job *j)
 	p->budget_gib = j->budget_gib;
 }
 
+int tui_fix_split(plan_t *p)
+{
+	strategy_t *s = &p->strategy;
+	int dropped = 0;
+	if (s->nchunks) {
+		int sum = 0;
+		for (int i = 0; i < s->nchunks; i++)
+			sum += s->chunk_layers[i];
+		if (s->nchunks != s->pp * s->vpp || sum != p->model.layers) {
+			s->nchunks = 0;
+			dropped = 1;
+		}
+	}
+	for (int i = 0; i < s->nranges; i++)
+		if (s->range[i].hi > p->model.layers) {
+			s->nranges = 0;
+			dropped = 1;
+			break;
+		}
+	return dropped;
+}
+
 void tui_step(tui_app *a, int dir)
 {
 	knob_job j0 = tui_app_job(a), j = j0;
 	unsigned changed;
 	char why[256], what[256];
+	/* an ILP stage split fits one pp x vpp: step as if it were even, keep it if it
+	 * still fits afterwards (tui_fix_split) */
+	j.s.nchunks = 0;
 	if (knob_step(&a->plan->model, &a->plan->cluster, &j, (knob_id)a->sel, dir, tui_app_pinned(a), &changed, why,
 			sizeof why)) {
 		tui_app_msg(a, MSG_ERROR, "%s", why);
 		return;
 	}
+	j.s.nchunks = j0.s.nchunks;
 	plan_t p = *a->plan;
 	job_into(&p, &j);
+	int dropped = tui_fix_split(&p);
 	describe(a, &j0, &j, changed | 1u << a->sel, what, sizeof what);
+	if (dropped)
+		snprintf(what + strlen(what), sizeof what - strlen(what), " (ILP stage split dropped: even again)");
 	tui_app_commit(a, &p);
 	a->changed = changed | 1u << a->sel;
 	report(a, what);
+}
+
+unsigned tui_knobs_changed(const tui_app *a, const knob_job *from, const knob_job *to)
+{
+	unsigned mask = 0;
+	for (int k = 0; k < KNOB_COUNT; k++) {
+		char v0[32], v1[32];
+		knob_format(from, &a->plan->cluster, (knob_id)k, v0, sizeof v0);
+		knob_format(to, &a->plan->cluster, (knob_id)k, v1, sizeof v1);
+		if (strcmp(v0, v1))
+			mask |= 1u << k;
+	}
+	return mask;
+}
+
+void tui_commit_described(tui_app *a, const plan_t *p, const char *prefix)
+{
+	knob_job j0 = tui_app_job(a), j1 = {p->strategy, p->devices, p->budget_gib};
+	unsigned mask = tui_knobs_changed(a, &j0, &j1);
+	char what[300];
+	describe(a, &j0, &j1, mask, what, sizeof what);
+	tui_app_commit(a, p);
+	a->changed = mask;
+	if (!a->cur_valid)
+		tui_app_msg(a, MSG_ERROR, "%s; invalid: %s", prefix, a->cur_why);
+	else
+		tui_app_msg(a, MSG_INFO, "%s%s%s", prefix, what[0] ? ": " : "", what);
 }
 
 void tui_pin(tui_app *a)
@@ -147,9 +203,12 @@ int tui_set(tui_app *a, const char *assignments)
 		tui_app_msg(a, MSG_ERROR, "%s", err);
 		return -1;
 	}
+	int dropped = tui_fix_split(&p);
 	knob_job j0 = tui_app_job(a);
 	knob_job j1 = {p.strategy, p.devices, p.budget_gib};
 	describe(a, &j0, &j1, changed, what, sizeof what);
+	if (dropped)
+		snprintf(what + strlen(what), sizeof what - strlen(what), " (ILP stage split dropped: even again)");
 	tui_app_commit(a, &p);
 	a->changed = changed;
 	report(a, what[0] ? what : assignments);

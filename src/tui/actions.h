@@ -30,6 +30,14 @@ void tui_theme_next(tui_app *a);
 void tui_request_quit(tui_app *a, int force);
 /* Open the prompt of a kind with a label and initial text. */
 void tui_prompt_open(tui_app *a, tui_prompt_kind kind, const char *label, const char *init);
+/* Knobs whose shown value differs between two jobs (bit k for knob k). */
+unsigned tui_knobs_changed(const tui_app *a, const knob_job *from, const knob_job *to);
+/* Commit p (undoable) and say on the message line what moved: "prefix: tp 8 -> 2, ...",
+ * or why the new strategy is invalid. */
+void tui_commit_described(tui_app *a, const plan_t *p, const char *prefix);
+/* Drop an explicit stage split (and recompute ranges) that no longer matches the plan's
+ * pp, vpp or layer count; returns 1 when something was dropped. */
+int tui_fix_split(plan_t *p);
 /* Run a ":" command line. */
 void tui_command(tui_app *a, const char *line);
 

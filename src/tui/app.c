@@ -1,5 +1,7 @@
 /* app.c - the explorer's state: evaluation, undo, messages. */
 #include "tui/app.h"
+#include "tui/job.h"
+#include "tui/tasks.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +18,12 @@ int tui_app_init(tui_app *a, const plan_t *plan, const paths_t *paths)
 	a->undo = malloc(TUI_UNDO * sizeof *a->undo);
 	a->tl = malloc(sizeof *a->tl);
 	a->pick = malloc(sizeof *a->pick);
-	if (!a->plan || !a->res || !a->scratch || !a->undo || !a->tl || !a->pick) {
+	a->job = malloc(sizeof *a->job);
+	if (a->job && tui_job_init(a->job)) {
+		free(a->job);
+		a->job = NULL;
+	}
+	if (!a->plan || !a->res || !a->scratch || !a->undo || !a->tl || !a->pick || !a->job) {
 		tui_app_free(a);
 		return -1;
 	}
@@ -31,6 +38,13 @@ int tui_app_init(tui_app *a, const plan_t *plan, const paths_t *paths)
 
 void tui_app_free(tui_app *a)
 {
+	/* a worker still running is stopped and joined before anything it might read goes */
+	tui_tasks_release(a);
+	if (a->job) {
+		tui_job_destroy(a->job);
+		free(a->job);
+		a->job = NULL;
+	}
 	free(a->plan);
 	free(a->res);
 	free(a->scratch);
@@ -65,6 +79,7 @@ void tui_app_eval(tui_app *a)
 	a->tl_stale = 1;
 	a->res_sched = p->strategy.schedule;
 	a->res_vpp = p->strategy.vpp;
+	a->res_split = p->strategy.nchunks > 0;
 }
 
 void tui_app_commit(tui_app *a, const plan_t *p)

@@ -18,8 +18,13 @@
 #define TUI_MAX_THEMES 32
 #define TUI_MAX_PICK 256     /* presets listed by the model/cluster picker */
 
-typedef enum { MODE_NORMAL, MODE_PROMPT, MODE_HELP, MODE_PICK } tui_mode;
-typedef enum { PROMPT_COMMAND, PROMPT_VALUE, PROMPT_OPEN, PROMPT_SAVE } tui_prompt_kind;
+/* REVIEW: an ILP plan on trial in the panes (keep or discard); CANDS: the search's
+ * candidates table; TEXT: the last recipe's output and error. */
+typedef enum { MODE_NORMAL, MODE_PROMPT, MODE_HELP, MODE_PICK, MODE_REVIEW, MODE_CANDS, MODE_TEXT } tui_mode;
+/* TARGET: one key chooses the export target; EXPORT: the export's file name. */
+typedef enum {
+	PROMPT_COMMAND, PROMPT_VALUE, PROMPT_OPEN, PROMPT_SAVE, PROMPT_TARGET, PROMPT_EXPORT
+} tui_prompt_kind;
 typedef enum { MSG_NONE, MSG_INFO, MSG_ERROR } tui_msg_kind;
 
 typedef struct {
@@ -30,11 +35,16 @@ typedef struct {
 } tui_prompt;
 
 typedef struct {
-	int kind;                /* 0 models, 1 clusters */
+	int kind;                /* 0 models, 1 clusters, 2 Lua recipes */
 	int n, sel, top;
 	char name[TUI_MAX_PICK][64];
 	char info[TUI_MAX_PICK][200];
 } tui_picker;
+
+struct tui_job;
+struct tui_task_ops;
+struct tui_review;
+struct tui_cands;
 
 typedef struct tui_app {
 	const paths_t *paths;
@@ -45,6 +55,7 @@ typedef struct tui_app {
 	int cur_valid;                /* plan evaluates (else cur_why says why) */
 	char cur_why[256];
 	int res_sched, res_vpp;       /* schedule and vpp of the shown result */
+	int res_split;                /* the shown result has an explicit (ILP) stage split */
 	plan_t *undo;                 /* ring of TUI_UNDO plans */
 	int undo_n, undo_head;
 	tl_result *tl;                /* timeline simulation of res */
@@ -75,6 +86,17 @@ typedef struct tui_app {
 	char theme_path[TUI_MAX_THEMES][1100];
 	tui_frames frames;
 	double eval_us;               /* time of the last evaluation */
+	/* background work (tasks.c): at most one job at a time */
+	struct tui_job *job;
+	const struct tui_task_ops *task; /* what the job runs; NULL when idle */
+	void *task_data;              /* the job's private inputs and result */
+	int job_delay_ms;             /* test hook, from TUI_JOB_DELAY_ENV */
+	struct tui_review *review;    /* MODE_REVIEW: the ILP plan on trial */
+	struct tui_cands *cands;      /* the last search's candidates */
+	char *text;                   /* output and error of the last recipe (MODE_TEXT) */
+	char text_title[160];
+	int text_top;
+	int export_target;            /* chosen at the PROMPT_TARGET step */
 } tui_app;
 
 /* Allocate the app's buffers around a loaded plan (copied). 0 or -1 (out of memory). */

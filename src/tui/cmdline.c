@@ -1,6 +1,7 @@
 /* cmdline.c - the ":" command line: vi-like words for the things keys do, plus :set for
  * typing several values at once. */
 #include "tui/actions.h"
+#include "tui/tasks.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -54,6 +55,19 @@ static void unpin_command(tui_app *a, const char *key)
 	}
 	tui_app_commit(a, &p);
 	tui_app_msg(a, MSG_INFO, "unpinned %s", key);
+}
+
+/* Back to the core's even split and uniform recompute (after keeping an ILP plan). */
+static void even_command(tui_app *a)
+{
+	if (!a->plan->strategy.nchunks && !a->plan->strategy.nranges) {
+		tui_app_msg(a, MSG_ERROR, "the plan already has the even split");
+		return;
+	}
+	plan_t p = *a->plan;
+	p.strategy.nchunks = 0;
+	p.strategy.nranges = 0;
+	tui_commit_described(a, &p, "even split again (u undoes)");
 }
 
 void tui_command(tui_app *a, const char *line)
@@ -117,8 +131,18 @@ void tui_command(tui_app *a, const char *line)
 			tui_app_msg(a, MSG_ERROR, "nothing to undo");
 	} else if (!strcmp(cmd, "help") || !strcmp(cmd, "h")) {
 		a->mode = MODE_HELP;
+	} else if (!strcmp(cmd, "export")) {
+		tui_export_command(a, rest);
+	} else if (!strcmp(cmd, "lua")) {
+		tui_lua_start(a, rest);
+	} else if (!strcmp(cmd, "ilp")) {
+		tui_ilp_start(a);
+	} else if (!strcmp(cmd, "search")) {
+		tui_search_start(a);
+	} else if (!strcmp(cmd, "even")) {
+		even_command(a);
 	} else {
-		tui_app_msg(a, MSG_ERROR, "unknown command ':%s' (set, w, wq, q, q!, e, model, cluster, theme, pin, unpin, undo, help)",
-				cmd);
+		tui_app_msg(a, MSG_ERROR, "unknown command ':%s' (set, w, wq, q, q!, e, model, cluster, theme, pin, unpin, "
+				"undo, export, lua, ilp, search, even, help)", cmd);
 	}
 }

@@ -4,6 +4,7 @@
 #include "tui/actions.h"
 #include "tui/keys.h"
 #include "tui/layout.h"
+#include "tui/tasks.h"
 
 #include <string.h>
 
@@ -41,6 +42,12 @@ static void prompt_submit(tui_app *a)
 		if (text[0])
 			tui_save(a, text);
 		break;
+	case PROMPT_EXPORT:
+		if (text[0])
+			tui_export_to(a, a->export_target, text);
+		break;
+	case PROMPT_TARGET:
+		break;
 	}
 }
 
@@ -50,6 +57,8 @@ static void prompt_key(tui_app *a, int key)
 	if (key == KEY_ESC || key == CTRL('c') || key == CTRL('g')) {
 		a->mode = MODE_NORMAL;
 		tui_app_msg(a, MSG_INFO, "cancelled");
+	} else if (p->kind == PROMPT_TARGET) {
+		tui_export_choose(a, key); /* one key chooses; the file name prompt follows */
 	} else if (is_enter(key)) {
 		prompt_submit(a);
 	} else if (key == KEY_BACKSPACE || key == 127 || key == CTRL('h')) {
@@ -71,26 +80,12 @@ static void prompt_key(tui_app *a, int key)
 static void pick_key(tui_app *a, int key)
 {
 	tui_picker *p = a->pick;
-	int page = LINES > 3 ? LINES - 2 : 1;
-	if (key == KEY_ESC || key == 'q') {
+	if (tui_list_key(key, &p->sel, p->n, LINES > 3 ? LINES - 2 : 1))
+		return;
+	if (key == KEY_ESC || key == 'q')
 		a->mode = MODE_NORMAL;
-	} else if (is_enter(key)) {
+	else if (is_enter(key))
 		tui_pick_apply(a);
-	} else if (key == KEY_DOWN || key == 'j') {
-		p->sel += p->sel < p->n - 1;
-	} else if (key == KEY_UP || key == 'k') {
-		p->sel -= p->sel > 0;
-	} else if (key == KEY_NPAGE) {
-		p->sel = p->sel + page < p->n ? p->sel + page : p->n - 1;
-	} else if (key == KEY_PPAGE) {
-		p->sel = p->sel > page ? p->sel - page : 0;
-	} else if (key == KEY_HOME || key == 'g') {
-		p->sel = 0;
-	} else if (key == KEY_END || key == 'G') {
-		p->sel = p->n - 1;
-	}
-	if (p->sel < 0)
-		p->sel = 0;
 }
 
 static void help_key(tui_app *a, int key)
@@ -103,6 +98,86 @@ static void help_key(tui_app *a, int key)
 		a->mode = MODE_NORMAL;
 }
 
+static void text_key(tui_app *a, int key)
+{
+	if (key == KEY_DOWN || key == 'j')
+		a->text_top++;
+	else if (key == KEY_UP || key == 'k')
+		a->text_top -= a->text_top > 0;
+	else if (key == KEY_NPAGE || key == ' ')
+		a->text_top += LINES > 4 ? LINES - 3 : 1;
+	else if (key == KEY_PPAGE)
+		a->text_top = a->text_top > LINES - 3 ? a->text_top - (LINES - 3) : 0;
+	else
+		a->mode = MODE_NORMAL;
+}
+
+/* Keys that only change the view: they work while a job runs and while an ILP plan is
+ * on trial. */
+static int view_only(tui_action act)
+{
+	return act == ACT_THEME || act == ACT_ZOOM || act == ACT_DEBUG || act == ACT_REDRAW;
+}
+
+static void view_key(tui_app *a, tui_action act)
+{
+	switch (act) {
+	case ACT_THEME:
+		tui_theme_next(a);
+		break;
+	case ACT_ZOOM:
+		a->zoom = !a->zoom;
+		tui_app_msg(a, MSG_INFO, "timeline: %s", a->zoom ? "the whole step" : "the first micro-batches");
+		break;
+	case ACT_DEBUG:
+		a->debug = !a->debug;
+		break;
+	case ACT_REDRAW:
+		clearok(curscr, TRUE);
+		break;
+	default:
+		break;
+	}
+}
+
+static void review_key(tui_app *a, int key)
+{
+	tui_action act = tui_key_action(key);
+	a->quit_armed = 0;
+	if (is_enter(key) || key == 'y') {
+		tui_review_keep(a);
+	} else if (key == 'n' || key == KEY_ESC) {
+		tui_review_discard(a);
+	} else if (act == ACT_QUIT) {
+		tui_review_discard(a);
+		tui_request_quit(a, 0);
+	} else if (view_only(act)) {
+		view_key(a, act);
+	} else {
+		tui_app_msg(a, MSG_ERROR, "the ILP plan is on trial: Enter or y keeps it, n or Esc discards it");
+	}
+}
+
+static void cands_key(tui_app *a, int key)
+{
+	tui_cands *c = a->cands;
+	if (tui_list_key(key, &c->sel, c->r.n, LINES > 6 ? LINES - 5 : 1))
+		return;
+	if (key == KEY_ESC || key == 'q')
+		a->mode = MODE_NORMAL;
+	else if (is_enter(key))
+		tui_cands_apply(a);
+}
+
+/* While a job runs: moving, viewing, help, cancel and quit; nothing that changes the
+ * plan, since the job's result belongs to the plan it started from. */
+static int allowed_while_busy(tui_action act)
+{
+	return view_only(act) || act == ACT_UP || act == ACT_DOWN || act == ACT_FIRST || act == ACT_LAST ||
+		act == ACT_HELP || act == ACT_CANCEL || act == ACT_QUIT || act == ACT_EXPORT || act == ACT_OUTPUT ||
+		act == ACT_NONE;
+}
+
 static void normal_key(tui_app *a, int key)
 {
 	a->msg_kind = MSG_NONE;
@@ -110,8 +185,17 @@ static void normal_key(tui_app *a, int key)
 	tui_action act = tui_key_action(key);
 	if (act != ACT_QUIT)
 		a->quit_armed = 0;
-	if ((LINES < TUI_MIN_ROWS || COLS < TUI_MIN_COLS) && act != ACT_QUIT && act != ACT_REDRAW)
+	if ((LINES < TUI_MIN_ROWS || COLS < TUI_MIN_COLS) && act != ACT_QUIT && act != ACT_REDRAW &&
+			act != ACT_CANCEL)
 		return; /* nothing to act on while the panes are not visible */
+	if (tui_task_busy(a) && !allowed_while_busy(act)) {
+		tui_app_msg(a, MSG_ERROR, "busy: the %s is running (Esc cancels it)", a->task->name);
+		return;
+	}
+	if (view_only(act)) {
+		view_key(a, act);
+		return;
+	}
 	switch (act) {
 	case ACT_UP:
 		a->sel = (a->sel + KNOB_COUNT - 1) % KNOB_COUNT;
@@ -156,15 +240,28 @@ static void normal_key(tui_app *a, int key)
 	case ACT_CLUSTER:
 		tui_pick_open(a, act == ACT_CLUSTER);
 		break;
-	case ACT_THEME:
-		tui_theme_next(a);
+	case ACT_ILP:
+		tui_ilp_start(a);
 		break;
-	case ACT_ZOOM:
-		a->zoom = !a->zoom;
-		tui_app_msg(a, MSG_INFO, "timeline: %s", a->zoom ? "the whole step" : "the first micro-batches");
+	case ACT_SEARCH:
+		tui_search_start(a);
 		break;
-	case ACT_DEBUG:
-		a->debug = !a->debug;
+	case ACT_EXPORT:
+		tui_export_begin(a);
+		break;
+	case ACT_LUA:
+		tui_pick_open(a, 2);
+		break;
+	case ACT_OUTPUT:
+		if (!a->text) {
+			tui_app_msg(a, MSG_ERROR, "no recipe has run yet (L runs one)");
+			break;
+		}
+		a->mode = MODE_TEXT;
+		a->text_top = 0;
+		break;
+	case ACT_CANCEL:
+		tui_task_cancel(a);
 		break;
 	case ACT_HELP:
 		a->mode = MODE_HELP;
@@ -172,9 +269,6 @@ static void normal_key(tui_app *a, int key)
 		break;
 	case ACT_COMMAND:
 		tui_prompt_open(a, PROMPT_COMMAND, ":", "");
-		break;
-	case ACT_REDRAW:
-		clearok(curscr, TRUE);
 		break;
 	case ACT_QUIT:
 		tui_request_quit(a, 0);
@@ -197,6 +291,15 @@ void tui_handle_key(tui_app *a, int key)
 		break;
 	case MODE_PICK:
 		pick_key(a, key);
+		break;
+	case MODE_REVIEW:
+		review_key(a, key);
+		break;
+	case MODE_CANDS:
+		cands_key(a, key);
+		break;
+	case MODE_TEXT:
+		text_key(a, key);
 		break;
 	default:
 		normal_key(a, key);

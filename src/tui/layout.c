@@ -3,6 +3,7 @@
  * its lane); columns widen the bars and the time axis. */
 #include "tui/layout.h"
 
+#include <curses.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,4 +95,37 @@ int tui_pick_rows(int n, int avail, int must, int *out)
 		if (k == 0 || out[i] != out[k - 1])
 			out[k++] = out[i];
 	return k;
+}
+
+int tui_list_key(int key, int *sel, int n, int page)
+{
+	int s = *sel;
+	if (key == KEY_DOWN || key == 'j')
+		s++;
+	else if (key == KEY_UP || key == 'k')
+		s--;
+	else if (key == KEY_NPAGE)
+		s += page;
+	else if (key == KEY_PPAGE)
+		s -= page;
+	else if (key == KEY_HOME || key == 'g')
+		s = 0;
+	else if (key == KEY_END || key == 'G')
+		s = n - 1;
+	else
+		return 0;
+	*sel = s >= n ? n - 1 : s;
+	if (*sel < 0)
+		*sel = 0;
+	return 1;
+}
+
+void tui_list_scroll(int sel, int *top, int avail)
+{
+	if (sel < *top)
+		*top = sel;
+	if (sel >= *top + avail)
+		*top = sel - avail + 1;
+	if (*top < 0)
+		*top = 0;
 }

@@ -27,4 +27,10 @@ void tui_layout_compute(int rows, int cols, int stages, int time_rows, int debug
  * Returns how many indices were written to out. */
 int tui_pick_rows(int n, int avail, int must, int *out);
 
+/* A selectable list of n rows (picker, candidates): move *sel for a navigation key (the
+ * arrows, j/k, g/G, Home/End, Page Up/Down by `page`); 1 when key was one of them. */
+int tui_list_key(int key, int *sel, int n, int page);
+/* Scroll *top so that row sel is among the avail rows shown. */
+void tui_list_scroll(int sel, int *top, int avail);
+
 #endif

@@ -2,6 +2,7 @@
  * when the terminal is below the minimum size. */
 #include "tui/layout.h"
 #include "tui/panes.h"
+#include "tui/tasks.h"
 
 #include <string.h>
 
@@ -41,15 +42,29 @@ void tui_pane_message(tui_app *a, tui_rect r)
 		move(r.y, r.x + n);
 		return;
 	}
+	if (tui_task_busy(a)) {
+		/* the progress line; a refusal from the last key stays beside it */
+		char st[200];
+		tui_task_status(a, st, sizeof st);
+		int n = tui_text(r.y, r.x, r.w, a->attr[ROLE_MESSAGE], st);
+		if (a->msg_kind != MSG_NONE)
+			tui_textf(r.y, r.x + n, r.w - n, a->attr[a->msg_kind == MSG_ERROR ? ROLE_ERROR : ROLE_MESSAGE], " %s %s",
+					a->g->dot, a->msg);
+		return;
+	}
 	if (a->msg_kind != MSG_NONE) {
 		tui_text(r.y, r.x, r.w, a->attr[a->msg_kind == MSG_ERROR ? ROLE_ERROR : ROLE_MESSAGE], a->msg);
+		return;
+	}
+	if (a->mode == MODE_REVIEW) {
+		tui_text(r.y, r.x, r.w, a->attr[ROLE_MESSAGE], "ILP plan on trial: Enter or y keeps it, n or Esc discards it");
 		return;
 	}
 	if (!a->cur_valid) {
 		tui_textf(r.y, r.x, r.w, a->attr[ROLE_ERROR], "invalid: %s", a->cur_why);
 		return;
 	}
-	tui_textf(r.y, r.x, r.w, a->attr[ROLE_LABEL], "%s%s knob  h/l value  p pin  u undo  w save  m model  c cluster  ? help  q quit",
+	tui_textf(r.y, r.x, r.w, a->attr[ROLE_LABEL], "%s%s knob  h/l value  p pin  u undo  i ILP  s search  e export  ? help  q quit",
 			a->g->up, a->g->down);
 }
 

@@ -2,6 +2,7 @@
  * gradients, optimizer states, activations, buffers) against the budget; the part of a
  * bar past the budget is drawn in the over-budget-bar role, with the overflow in GiB. */
 #include "tui/panes.h"
+#include "tui/tasks.h"
 
 #include <math.h>
 
@@ -52,7 +53,7 @@ void tui_pane_memory(tui_app *a, tui_rect r)
 {
 	if (r.h <= 0)
 		return;
-	int n = tui_text(r.y, r.x, r.w, a->attr[ROLE_TITLE], " Memory GiB");
+	int n = tui_text(r.y, r.x, r.w, a->attr[ROLE_TITLE], a->review ? " ILP mem GiB" : " Memory GiB");
 	if (!a->cur_valid)
 		n += tui_text(r.y, r.x + n, r.w - n, a->attr[ROLE_INVALID], " (last valid)");
 	if (!a->have_res)
@@ -68,8 +69,11 @@ void tui_pane_memory(tui_app *a, tui_rect r)
 	/* rows: the bars, then the legend */
 	int avail = r.h - 2, rows[EVAL_MAX_STAGES];
 	int nrows = tui_pick_rows(res->stages, avail, res->peak_stage, rows);
-	const int label = 5, right = 14;
-	int bw = r.w - label - right - 1;
+	/* an explicit (ILP) stage split shows each stage's layers; on trial also how many of
+	 * them recompute (s selective, f full) */
+	int layers = a->res_split;
+	const int label = 5, right = 14, lw = layers ? (a->review ? 11 : 5) : 0;
+	int bw = r.w - label - right - lw - 1;
 	if (bw < 4)
 		return;
 	double maxv = budget > peak ? budget : peak;
@@ -81,6 +85,13 @@ void tui_pane_memory(tui_app *a, tui_rect r)
 		tui_textf(y, r.x, label, a->attr[s == res->peak_stage ? ROLE_VALUE : ROLE_LABEL], " s%-3d", s);
 		stage_bar(a, y, r.x + label, bw, m, scale, bcol);
 		int x = r.x + label + bw + 1;
+		if (lw) {
+			char rc[16] = "";
+			if (a->review && s < a->review->r.stages)
+				tui_rc_text(a->review->r.st[s].rc, rc, sizeof rc);
+			tui_textf(y, x, lw, a->attr[a->review ? ROLE_CHANGED : ROLE_LABEL], "%3dL %-6s", m->layers, rc);
+			x += lw;
+		}
 		int t = tui_textf(y, x, right, a->attr[ROLE_VALUE], "%6.1f", m->total / GIB);
 		if (m->total > budget)
 			tui_textf(y, x + t, right - t, a->attr[ROLE_OVER], " +%.1f", (m->total - budget) / GIB);

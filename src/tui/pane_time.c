@@ -1,6 +1,7 @@
 /* pane_time.c - where the step time goes: compute, recomputation, pipeline bubble, each
  * exposed communication kind, optimizer; with MFU, HFU and tokens/s in the title. */
 #include "tui/panes.h"
+#include "tui/tasks.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -27,9 +28,29 @@ static int parts_of(const eval_result *r, part *out)
 	return n;
 }
 
+/* An ILP plan on trial: its step split into useful pipeline work, the three kinds of idle
+ * time (preparation = warm-up and cool-down, imbalance between stages, recomputation) and
+ * the time outside the pipeline; the parts add up to the ILP's step time. */
+static int review_parts(const tui_review *rv, part *out)
+{
+	const ilp_result *x = &rv->r;
+	const part all[] = {
+		{"useful", x->useful, ROLE_T_COMPUTE}, {"prep idle", x->bubble_prep, ROLE_T_BUBBLE},
+		{"imbalance", x->bubble_imb, ROLE_T_BUBBLE}, {"recompute", x->bubble_rc, ROLE_T_RECOMPUTE},
+		{"outside pp", x->step - x->makespan, ROLE_T_COMM},
+	};
+	int n = 0;
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (i == 0 || all[i].v > 1e-12)
+			out[n++] = all[i];
+	return n;
+}
+
 int tui_time_rows(const tui_app *a)
 {
 	part p[9];
+	if (a->review)
+		return 1 + review_parts(a->review, p);
 	return 1 + (a->have_res ? parts_of(a->res, p) : 0);
 }
 
@@ -61,15 +82,30 @@ void tui_pane_time(tui_app *a, tui_rect r)
 		return;
 	const eval_result *res = a->res;
 	char step[32], tok[32];
-	fmt_time(step, sizeof step, res->step);
-	fmt_rate(tok, sizeof tok, res->tokens_per_s);
-	int n = tui_textf(r.y, r.x, r.w, a->attr[ROLE_TITLE], " Step %s", step);
-	if (!a->cur_valid)
-		n += tui_text(r.y, r.x + n, r.w - n, a->attr[ROLE_INVALID], " (last valid)");
-	tui_textf(r.y, r.x + n, r.w - n, a->attr[ROLE_LABEL], " %s %s tok/s %s MFU %.1f%% %s HFU %.1f%%", a->g->dot, tok,
-			a->g->dot, 100 * res->mfu, a->g->dot, 100 * res->hfu);
+	double total = res->step;
 	part p[10];
-	int np = parts_of(res, p), avail = r.h - 1;
+	int np;
+	if (a->review) {
+		const ilp_result *x = &a->review->r;
+		char even[32];
+		total = x->step;
+		fmt_time(step, sizeof step, x->step);
+		fmt_time(even, sizeof even, x->even_step);
+		int n = tui_textf(r.y, r.x, r.w, a->attr[ROLE_TITLE], " ILP step %s", step);
+		tui_textf(r.y, r.x + n, r.w - n, a->attr[ROLE_CHANGED], " %s even %s%s %s %.3fx %s %s", a->g->dot, even,
+				x->even_fits ? "" : " (over budget)", a->g->dot, x->speedup, a->g->dot, ilp_status_name(x->status));
+		np = review_parts(a->review, p);
+	} else {
+		fmt_time(step, sizeof step, res->step);
+		fmt_rate(tok, sizeof tok, res->tokens_per_s);
+		int n = tui_textf(r.y, r.x, r.w, a->attr[ROLE_TITLE], " Step %s", step);
+		if (!a->cur_valid)
+			n += tui_text(r.y, r.x + n, r.w - n, a->attr[ROLE_INVALID], " (last valid)");
+		tui_textf(r.y, r.x + n, r.w - n, a->attr[ROLE_LABEL], " %s %s tok/s %s MFU %.1f%% %s HFU %.1f%%", a->g->dot,
+				tok, a->g->dot, 100 * res->mfu, a->g->dot, 100 * res->hfu);
+		np = parts_of(res, p);
+	}
+	int avail = r.h - 1;
 	if (np > avail && avail >= 2) {
 		/* too few rows: compute, the largest other parts, and one "other" row for the rest */
 		int keep[10] = {1};
@@ -100,7 +136,7 @@ void tui_pane_time(tui_app *a, tui_rect r)
 		int y = r.y + 1 + i;
 		char t[32];
 		fmt_time(t, sizeof t, p[i].v);
-		double frac = res->step > 0 ? p[i].v / res->step : 0;
+		double frac = total > 0 ? p[i].v / total : 0;
 		tui_textf(y, r.x, 28, a->attr[ROLE_LABEL], " %-10s %9s %5.1f%%", p[i].name, t, 100 * frac);
 		int len = (int)lround(frac * bw);
 		if (len == 0 && p[i].v > 0)

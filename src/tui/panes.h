@@ -26,7 +26,11 @@ void tui_pane_debug(tui_app *a, tui_rect r);
 void tui_pane_too_small(tui_app *a, int rows, int cols);
 /* Help overlay generated from the key table. */
 void tui_overlay_help(tui_app *a, int rows, int cols);
-/* Model/cluster picker overlay. */
+/* Model/cluster/recipe picker overlay. */
 void tui_overlay_pick(tui_app *a, int rows, int cols);
+/* The last recipe's output and error (MODE_TEXT). */
+void tui_overlay_text(tui_app *a, int rows, int cols);
+/* The search's candidates table (MODE_CANDS). */
+void tui_overlay_cands(tui_app *a, int rows, int cols);
 
 #endif

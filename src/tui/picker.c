@@ -1,6 +1,8 @@
-/* picker.c - choosing the model or the cluster from the presets (`m`, `c`): the list with
- * a one-line summary of each preset, and applying the choice as a :set. */
+/* picker.c - choosing the model or the cluster from the presets (`m`, `c`) or a Lua recipe
+ * (`L`): the list with a one-line summary of each, and applying the choice (a :set, or
+ * running the recipe). */
 #include "tui/actions.h"
+#include "tui/tasks.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -33,11 +35,37 @@ static void pick_visit(const char *name, const char *path, void *arg)
 	p->n++;
 }
 
+/* A recipe's summary: its first comment line without the "-- NAME.lua: " in front. */
+static void recipe_visit(const char *name, const char *path, void *arg)
+{
+	tui_app *a = arg;
+	tui_picker *p = a->pick;
+	if (p->n >= TUI_MAX_PICK)
+		return;
+	char line[256] = "";
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (!fgets(line, sizeof line, f))
+			line[0] = 0;
+		fclose(f);
+	}
+	line[strcspn(line, "\r\n")] = 0;
+	const char *info = strncmp(line, "--", 2) ? "" : line + 2;
+	const char *colon = strstr(info, ": ");
+	info = colon ? colon + 2 : info + strspn(info, " ");
+	snprintf(p->name[p->n], sizeof p->name[0], "%s", name);
+	snprintf(p->info[p->n], sizeof p->info[0], "%s", info);
+	p->n++;
+}
+
 void tui_pick_open(tui_app *a, int kind)
 {
 	a->pick->kind = kind;
 	a->pick->n = a->pick->sel = a->pick->top = 0;
-	paths_each(a->paths, kind ? "presets/clusters" : "presets/models", pick_visit, a);
+	if (kind == 2)
+		paths_each_ext(a->paths, "lua", ".lua", recipe_visit, a);
+	else
+		paths_each(a->paths, kind ? "presets/clusters" : "presets/models", pick_visit, a);
 	a->mode = MODE_PICK;
 }
 
@@ -47,6 +75,10 @@ void tui_pick_apply(tui_app *a)
 	a->mode = MODE_NORMAL;
 	if (p->sel < 0 || p->sel >= p->n)
 		return;
+	if (p->kind == 2) {
+		tui_lua_start(a, p->name[p->sel]);
+		return;
+	}
 	char set[128];
 	snprintf(set, sizeof set, "%s=%s", p->kind ? "cluster" : "model", p->name[p->sel]);
 	tui_set(a, set);

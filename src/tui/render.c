@@ -13,6 +13,10 @@ void tui_render(tui_app *a)
 		tui_overlay_help(a, rows, cols);
 	} else if (a->mode == MODE_PICK) {
 		tui_overlay_pick(a, rows, cols);
+	} else if (a->mode == MODE_TEXT) {
+		tui_overlay_text(a, rows, cols);
+	} else if (a->mode == MODE_CANDS && a->cands) {
+		tui_overlay_cands(a, rows, cols);
 	} else {
 		tui_layout l;
 		tui_layout_compute(rows, cols, a->have_res ? a->res->stages : 1, tui_time_rows(a), a->debug, &l);

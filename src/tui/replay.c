@@ -4,11 +4,14 @@
 #include "io/plan.h"
 #include "tui/actions.h"
 #include "tui/input.h"
+#include "tui/job.h"
+#include "tui/tasks.h"
 #include "tui/term.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The screen as text, one line per row (ASCII glyph set: innstr is byte-based). */
 static void dump(char *out, size_t n, int rows, int cols)
@@ -69,6 +72,14 @@ int tui_replay(const paths_t *paths, const char *plan_text, const int *keys, int
 	for (; done < nkeys && !a.quit; done++) {
 		double t0 = tui_now_us();
 		tui_handle_key(&a, keys[done]);
+		/* a key that started a job: wait for its result, so a replay is deterministic */
+		while (tui_task_busy(&a) && a.mode == MODE_NORMAL) {
+			if (!tui_job_finished(a.job)) {
+				struct timespec ts = {0, 1000 * 1000};
+				nanosleep(&ts, NULL);
+			}
+			tui_task_poll(&a);
+		}
 		tui_render(&a);
 		double dt = tui_now_us() - t0;
 		tui_frames_add(&a.frames, dt);

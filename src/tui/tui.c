@@ -4,6 +4,8 @@
 #include "cli/cli.h"
 #include "tui/actions.h"
 #include "tui/input.h"
+#include "tui/job.h"
+#include "tui/tasks.h"
 #include "tui/term.h"
 
 #include <langinfo.h>
@@ -64,19 +66,34 @@ static void first_theme(tui_app *a, const char *want)
 
 static int loop(tui_app *a)
 {
-	wtimeout(stdscr, 250); /* poll the signal flag even when no key comes */
 	tui_render(a);
+	double drawn = 0; /* when the progress line was last drawn */
 	while (!a->quit && !tui_signal_pending()) {
+		/* poll the signal flag even when no key comes; while a job runs, every 10 ms, so
+		 * its result shows within 10 ms of the end, redrawing its progress line 10 times
+		 * a second */
+		int busy = tui_task_busy(a);
+		wtimeout(stdscr, busy ? 10 : 250);
 		int ch = wgetch(stdscr);
-		if (ch == ERR)
+		if (ch == ERR) {
+			if (busy && ((tui_job_finished(a->job) && a->mode == MODE_NORMAL) || tui_now_us() - drawn > 1e5)) {
+				tui_task_poll(a);
+				tui_render(a);
+				drawn = tui_now_us();
+			}
 			continue;
+		}
 		double t0 = tui_now_us();
 		tui_handle_key(a, ch);
 		if (a->quit)
 			break;
+		tui_task_poll(a);
 		tui_render(a);
 		tui_frames_add(&a->frames, tui_now_us() - t0);
 	}
+	/* quit or a signal while a worker runs: stop it and wait, before the terminal and
+	 * the state it might still read go away */
+	tui_task_stop(a);
 	return tui_signal_pending();
 }
 
@@ -141,6 +158,7 @@ int tui_run(int argc, char **argv, const paths_t *paths)
 	a.colors = term.colors;
 	a.utf8 = !t.ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
 	a.g = tui_glyphs_get(a.utf8);
+	a.job_delay_ms = tui_job_delay_parse(getenv(TUI_JOB_DELAY_ENV));
 	first_theme(&a, t.theme);
 	if (why[0])
 		tui_app_msg(&a, MSG_ERROR, "invalid strategy: %s", why);

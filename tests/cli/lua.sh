@@ -80,6 +80,11 @@ expect_rc "twin.lua: exit 0" 0
 grep -E '^(PASS|FAIL) ' "$OUT"
 check "twin.lua: at least 10 twin comparisons" [ "$(grep -c '^PASS twin' "$OUT")" -ge 10 ]
 
+# a score's per-stage lists, built on first read, equal strata.eval's
+run tests/lua/lazy.lua
+expect_rc "lazy.lua: exit 0" 0
+grep -E '^(PASS|FAIL) ' "$OUT" || fail "lazy.lua: reports a result" "no PASS/FAIL line"
+
 # strata.eval of the golden dense plan (inline Lua model and cluster) against eval --json:
 # same keys (arrays 1-based in Lua), same numbers (JSON prints 10 digits)
 run tests/lua/golden_dense.lua

@@ -54,6 +54,11 @@ tcheck "p again: unpinned" wait_for "unpinned tp=8"
 keys "?"
 tcheck "?: help screen" wait_for "strata keys"
 help=$(screen)
+# more bindings than rows at 80x24: scroll to the end and read that page too
+for _ in $(seq 30); do keys j; done
+tcheck "?: j scrolls to the end of the help" wait_for "search table: j/k move"
+help="$help
+$(screen)"
 missing=""
 while IFS= read -r names; do
     grep -Fq -- "$names" <<<"$help" || missing="$missing [$names]"

@@ -3,6 +3,7 @@
  * screen read back as text (ASCII glyphs). The tmux tests in tests/cli/tui_*.sh drive the
  * real binary; these cover more keys, faster, and under the sanitizers. */
 #include "check.h"
+#include "io/export.h"
 #include "io/paths.h"
 #include "io/plan.h"
 #include "tui/keys.h"
@@ -161,15 +162,21 @@ static void test_pin(void)
 
 static void test_help(void)
 {
+	/* more bindings than rows at 80x24: the first page and the page scrolled to the end */
+	static char rest[SCREEN];
 	play("?", screen);
+	play("?jjjjjjjjjjjjjjjjjjjjjjjjjjjjjj", rest);
 	int nb, all = 1;
 	const tui_binding *b = tui_bindings(&nb);
 	for (int i = 0; i < nb; i++)
-		if (!strstr(screen, b[i].names) || !strstr(screen, b[i].help)) {
+		if ((!strstr(screen, b[i].names) || !strstr(screen, b[i].help)) &&
+				(!strstr(rest, b[i].names) || !strstr(rest, b[i].help))) {
 			printf("  help lacks %s / %s\n", b[i].names, b[i].help);
 			all = 0;
 		}
-	CHECK(all, check_fmt("? lists every one of the %d bindings at 80x24", nb));
+	CHECK(all, check_fmt("? lists every one of the %d bindings at 80x24 (j scrolls)", nb));
+	CHECK(strstr(rest, "after i: Enter or y keeps") && strstr(rest, ":export TARGET"),
+			"the help's end: the ILP review and search table keys, :export and :lua");
 	shows("?x", " Strategy", "any key closes the help");
 }
 
@@ -220,12 +227,144 @@ static void test_save_and_pickers(const char *dir)
 	shows("jl:q\r", "unsaved changes", ":q with unsaved changes warns first");
 }
 
+
+/* Is there a memory row with a layer count ("| s0  ... 20L")? */
+static int has_layers(const char *scr)
+{
+	for (const char *p = strstr(scr, "| s0  "); p; p = strstr(p + 1, "| s"))
+		for (const char *e = strchr(p, '\n'), *q = p; q && e && q + 1 < e; q++)
+			if (q[1] == 'L' && q[0] >= '0' && q[0] <= '9' && q[2] == ' ')
+				return 1;
+	return 0;
+}
+
+/* i: the ILP on the background job (the replay waits for it), the plan on trial, keep
+ * or discard; the infeasible case names the stage. */
+static void test_ilp(void)
+{
+	play("", before);
+	play("i", screen);
+	CHECK(strstr(screen, "ILP optimal, 1.") && strstr(screen, "over even: Enter/y keeps, n/Esc discards"),
+			"i: the ILP's result and speedup, how to keep or discard it");
+	CHECK(strstr(screen, "ILP mem GiB") && has_layers(screen), "i: the memory pane shows layers per stage");
+	CHECK(strstr(screen, "prep idle") && strstr(screen, "even ") && strstr(screen, "ILP step"),
+			"i: the time pane splits the idle time and compares with the even split");
+	play("i\r", screen);
+	CHECK(strstr(screen, "kept the ILP plan") && has_layers(screen) && !strstr(screen, "ILP mem GiB"),
+			"Enter keeps the ILP plan: layers per stage stay, the trial is over");
+	static char b0[SCREEN], b1[SCREEN];
+	play("i\ru", screen);
+	body(before, b0, sizeof b0);
+	body(screen, b1, sizeof b1);
+	CHECK(!strcmp(b0, b1), "u after keeping: the even split again");
+	play("in", screen);
+	body(screen, b1, sizeof b1);
+	CHECK(!strcmp(b0, b1) && strstr(screen, "ILP plan discarded"), "n discards: the panes are the starting ones");
+	play("iy", screen);
+	CHECK(strstr(screen, "kept the ILP plan") != NULL, "y keeps too");
+	play("i\r:even\r", screen);
+	CHECK(strstr(screen, "even split again") && !has_layers(screen), ":even drops the kept split");
+	play("i\rjl", screen);
+	CHECK(strstr(screen, "tp 8 -> 16") && !strstr(screen, "INVALID"), "stepping tp keeps the plan valid after keeping");
+	play("i\rjjl", screen);
+	CHECK(strstr(screen, "ILP stage split dropped") && !has_layers(screen), "stepping pp drops the ILP split");
+	play(":set budget=10\ri", screen);
+	CHECK(strstr(screen, "ILP infeasible: stage 0 over budget by 5.") &&
+			strstr(screen, "GiB even with full recompute"), "infeasible: which stage and by how much");
+}
+
+/* s: the search on the background job, the candidates table, Enter applies. */
+static void test_search(void)
+{
+	char row[64];
+	play("s", screen);
+	CHECK(strstr(screen, " Search ") && strstr(screen, " strategies (") && strstr(screen, "/s)"),
+			"s: the table's title with the space and the rate");
+	CHECK(strstr(screen, "strategy") && strstr(screen, "MFU") && strstr(screen, "tok/s") && strstr(screen, "ILP") &&
+			strstr(screen, ">  1 dp"), "s: columns and the first candidate selected");
+	play("s\r", screen);
+	CHECK(strstr(screen, "applied candidate #1") && strstr(knob_row(screen, "tp", row, sizeof row), " 2"),
+			check_fmt("Enter applies candidate #1 (tp %s)", row));
+	play("sj\r", screen);
+	CHECK(strstr(screen, "applied candidate #2") != NULL, "j then Enter applies #2");
+	static char b0[SCREEN], b1[SCREEN];
+	play("", before);
+	play("s\ru", screen);
+	body(before, b0, sizeof b0);
+	body(screen, b1, sizeof b1);
+	CHECK(!strcmp(b0, b1), "u undoes an applied candidate");
+	play("jps\r", screen);
+	CHECK(strstr(knob_row(screen, "tp", row, sizeof row), "8") && row[1] == '*', "a pinned tp=8 is kept");
+	shows("s\x1b", " Strategy", "Esc closes the table");
+}
+
+/* e and :export write what export_save writes for the same plan. */
+static void test_export(const char *dir)
+{
+	char path[700], want[700], err[512];
+	snprintf(path, sizeof path, "%s/tui.deepspeed.json", dir);
+	snprintf(want, sizeof want, "%s/want.json", dir);
+	char keys[800];
+	snprintf(keys, sizeof keys, ":export deepspeed %s\r", path);
+	play(keys, screen);
+	plan_t *p = malloc(sizeof *p);
+	if (!p || plan_load_text(p, plan_default_text, "default", &paths, err, sizeof err) ||
+			strat_resolve(&p->strategy, p->devices, err, sizeof err) ||
+			export_save(want, EXPORT_DEEPSPEED, p, err, sizeof err)) {
+		CHECK(0, "export reference");
+		free(p);
+		return;
+	}
+	free(p);
+	char cmd[1600];
+	snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", path, want);
+	CHECK(strstr(screen, "exported") && system(cmd) == 0, ":export deepspeed FILE = export_save of the same plan");
+	shows(":export nonsense\r", "unknown export target 'nonsense'", ":export with a bad target says so");
+	play("em\r", screen);
+	snprintf(path, sizeof path, "%s/plan-llama3-70b.megatron.sh", dir);
+	CHECK(strstr(screen, "exported plan-llama3-70b.megatron.sh for megatron") && access(path, R_OK) == 0,
+			"e m Enter writes plan-MODEL.megatron.sh in the current directory");
+	shows("et", "export torchtitan to: plan-llama3-70b.torchtitan.toml", "e t offers the torchtitan name");
+	shows("e\x1b", "cancelled", "Esc at the target question cancels");
+}
+
+/* L and :lua: a recipe's plan becomes current; an error names file:line. */
+static void test_lua(const char *dir)
+{
+	play("L", screen);
+	CHECK(strstr(screen, "Choose a Lua recipe") && strstr(screen, "vlm") && strstr(screen, "zero_levels"),
+			"L lists the recipes in lua/");
+	play(":lua lua/vlm.lua\r", screen);
+	CHECK(strstr(screen, "vlm-8b-vitl") && strstr(screen, "its plan is now the current one"),
+			":lua lua/vlm.lua: its plan becomes the current one");
+	play(":lua vlm\ru", screen);
+	CHECK(strstr(screen, "Llama-3-70B") != NULL, ":lua NAME finds lua/NAME.lua; u undoes it");
+	char bad[700], keys[800];
+	snprintf(bad, sizeof bad, "%s/bad.lua", dir);
+	FILE *f = fopen(bad, "w");
+	if (f) {
+		fputs("local x = 1\nlocal function f()\n  error('boom')\nend\nf()\n", f);
+		fclose(f);
+	}
+	snprintf(keys, sizeof keys, ":lua %s\r", bad);
+	play(keys, screen);
+	CHECK(strstr(screen, "bad.lua:3: boom") && strstr(screen, "Llama-3-70B"),
+			"a failing recipe: file:line on the message line, the plan unharmed");
+	snprintf(keys, sizeof keys, ":lua %s\rO", bad);
+	play(keys, screen);
+	CHECK(strstr(screen, "stack traceback") && strstr(screen, "bad.lua:5"), "O shows the traceback");
+	shows(":lua /no/such.lua\r", "/no/such.lua", "a missing recipe: the error names it");
+	shows("O", "no recipe has run yet", "O before any recipe says so");
+}
+
 /* Random keys, including prompts, pickers and overlays: no crash, no sanitizer report. */
 static void test_fuzz(void)
 {
-	static const int pool[] = {'j', 'k', 'h', 'l', '+', '-', 'g', 'G', 'p', 'u', 'z', 'D', '?', ':', 's', 'e', 't',
+	/* no `s` here: a search on whatever random plan the keys made (up to thousands of
+	 * devices) costs seconds under the sanitizers; the table gets its own round below */
+	static const int pool[] = {'j', 'k', 'h', 'l', '+', '-', 'g', 'G', 'p', 'u', 'z', 'D', '?', ':', 'i', 'e', 't',
 		' ', '=', '0', '1', '2', '8', '\r', 27, 127, 'm', 'c', 'x', KEY_UP, KEY_DOWN, KEY_LEFT, KEY_RIGHT,
-		KEY_RESIZE, KEY_HOME, KEY_END, KEY_NPAGE, 'w', 'a'};
+		KEY_RESIZE, KEY_HOME, KEY_END, KEY_NPAGE, 'w', 'a', 'y', 'n', 'O', 'd', 'L'};
 	int keys[3000];
 	unsigned seed = 12345;
 	for (int i = 0; i < 3000; i++) {
@@ -237,6 +376,14 @@ static void test_fuzz(void)
 	CHECK(n == 3000, check_fmt("3000 random keys replayed (%d)", n));
 	n = tui_replay(&paths, NULL, keys, 1500, 30, 100, TUI_REPLAY_ASCII, NULL, screen, SCREEN, err, sizeof err);
 	CHECK(n == 1500, "1500 more on another size and glyph set");
+	/* the candidates table: a search on the default plan, then random table keys */
+	static const int table[] = {'j', 'k', 'g', 'G', KEY_NPAGE, KEY_PPAGE, KEY_UP, KEY_DOWN, '\r', 27, 'u', 'x'};
+	for (int i = 0; i < 200; i++) {
+		seed = seed * 1103515245u + 12345u;
+		keys[i] = i % 25 == 0 ? 's' : table[(seed >> 16) % (sizeof table / sizeof table[0])];
+	}
+	n = tui_replay(&paths, NULL, keys, 200, 24, 80, 0, NULL, NULL, 0, err, sizeof err);
+	CHECK(n == 200, "200 keys in and around the candidates table");
 }
 
 int main(void)
@@ -252,10 +399,14 @@ int main(void)
 	test_pin();
 	test_help();
 	test_sizes();
+	test_ilp();
+	test_search();
 	char dir[256];
 	snprintf(dir, sizeof dir, "%s/strata-tui.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (mkdtemp(dir)) {
+		test_lua(dir); /* before the chdir: the recipes are found from the repository root */
 		test_save_and_pickers(dir);
+		test_export(dir);
 		test_fuzz(); /* cwd is the temporary directory: a fuzzed `w` writes there */
 		char cmd[600];
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -5,6 +5,7 @@
 #include "tui/frames.h"
 #include "tui/layout.h"
 
+#include <curses.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -133,11 +134,41 @@ static void test_frames(void)
 	CHECK(t1 >= t0 && t0 > 0, "monotonic clock");
 }
 
+/* The list navigation of the picker and the candidates table. */
+static void test_list(void)
+{
+	int sel = 0, top = 0;
+	CHECK(tui_list_key('j', &sel, 5, 3) && sel == 1, "j moves down");
+	CHECK(tui_list_key(KEY_UP, &sel, 5, 3) && sel == 0, "Up moves up");
+	tui_list_key('k', &sel, 5, 3);
+	CHECK(sel == 0, "k stops at the first row");
+	tui_list_key('G', &sel, 5, 3);
+	CHECK(sel == 4, "G goes to the last row");
+	tui_list_key('j', &sel, 5, 3);
+	CHECK(sel == 4, "j stops at the last row");
+	tui_list_key(KEY_PPAGE, &sel, 5, 3);
+	CHECK(sel == 1, "Page Up moves a page");
+	tui_list_key(KEY_NPAGE, &sel, 5, 30);
+	CHECK(sel == 4, "Page Down stops at the last row");
+	tui_list_key('g', &sel, 5, 3);
+	CHECK(sel == 0, "g goes to the first row");
+	CHECK(!tui_list_key('x', &sel, 5, 3) && sel == 0, "other keys are not navigation");
+	tui_list_key('j', &sel, 0, 3);
+	CHECK(sel == 0, "an empty list keeps row 0");
+	tui_list_scroll(10, &top, 4);
+	CHECK(top == 7, "scrolling down shows the selected row last");
+	tui_list_scroll(2, &top, 4);
+	CHECK(top == 2, "scrolling up shows the selected row first");
+	tui_list_scroll(3, &top, 4);
+	CHECK(top == 2, "a visible row does not scroll");
+}
+
 int main(void)
 {
 	test_minimum();
 	test_larger();
 	test_pick_rows();
 	test_frames();
+	test_list();
 	return check_done();
 }

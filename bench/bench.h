@@ -1,0 +1,16 @@
+/* bench.h - what the bench files share: the entry point of each group of figures and the
+ * comparator their medians sort with. */
+#ifndef STRATA_BENCH_H
+#define STRATA_BENCH_H
+
+#include "io/paths.h"
+
+/* qsort comparator for doubles, ascending. */
+int bench_dcmp(const void *a, const void *b);
+
+int bench_ilp(const paths_t *paths);    /* bench_ilp.c */
+int bench_tui(const paths_t *paths);    /* bench_tui.c */
+int bench_lua(const paths_t *paths);    /* bench_lua.c */
+int bench_search(const paths_t *paths); /* bench_search.c */
+
+#endif
