@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void)
+double bench_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -31,14 +31,14 @@ static double evals_per_s(const plan_t *p, eval_result *r, double *sink)
 	strategy_t s = p->strategy;
 	for (int run = 0; run < 7; run++) {
 		long n = 0;
-		double t0 = now(), t;
+		double t0 = bench_now(), t;
 		do {
 			for (int i = 0; i < 1000; i++) {
 				eval_run(&p->model, &p->cluster, p->devices, &s, p->budget_gib, r);
 				*sink += r->step;
 			}
 			n += 1000;
-			t = now() - t0;
+			t = bench_now() - t0;
 		} while (t < 0.2);
 		rates[run] = n / t;
 	}

@@ -1,5 +1,5 @@
-/* bench.h - what the bench files share: the entry point of each group of figures and the
- * comparator their medians sort with. */
+/* bench.h - what the bench files share: the entry point of each group of figures, the
+ * clock they time with and the comparator their medians sort with. */
 #ifndef STRATA_BENCH_H
 #define STRATA_BENCH_H
 
@@ -7,6 +7,8 @@
 
 /* qsort comparator for doubles, ascending. */
 int bench_dcmp(const void *a, const void *b);
+/* Monotonic clock in seconds. */
+double bench_now(void);
 
 int bench_ilp(const paths_t *paths);    /* bench_ilp.c */
 int bench_tui(const paths_t *paths);    /* bench_tui.c */

@@ -7,7 +7,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 static int one(const char *name, const char *text, const paths_t *paths)
 {

@@ -5,28 +5,13 @@
  * two-level C search (src/solve/search.h) on a smaller job for scale; evaluations per
  * second through strata.eval. Median wall time of 5 runs of each script, state creation
  * included. Prints "bench: NAME VALUE UNIT". */
+#include "bench.h"
 #include "io/paths.h"
 #include "script/script.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-int bench_lua(const paths_t *paths);
-
-static double lua_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int lua_dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 typedef struct {
 	char text[256];
@@ -66,15 +51,15 @@ static double lua_time(const paths_t *paths, const char *text, lua_capture *cap,
 		return 0;
 	}
 	for (int i = 0; i < 5; i++) {
-		double t0 = lua_now();
+		double t0 = bench_now();
 		if (scr_run_string(&env, text, "bench", 0, NULL, o)) {
 			fprintf(stderr, "bench: lua: %s\n", o->err);
 			*bad = 1;
 		}
-		t[i] = lua_now() - t0;
+		t[i] = bench_now() - t0;
 	}
 	free(o);
-	qsort(t, 5, sizeof t[0], lua_dcmp);
+	qsort(t, 5, sizeof t[0], bench_dcmp);
 	return t[2];
 }
 

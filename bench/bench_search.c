@@ -1,30 +1,15 @@
 /* bench_search.c - the two-level search on the three jobs of the speed targets (issue 5):
  * strategies in the space, strategies per second and wall time (both levels, all online
  * CPUs), each the median of several runs, as "bench: search_NAME_... VALUE UNIT". */
+#include "bench.h"
 #include "io/paths.h"
 #include "io/plan.h"
 #include "solve/search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-int bench_search(const paths_t *paths);
 
 #define RUNS 5
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 static int one(const char *name, const char *text, const paths_t *paths)
 {
@@ -45,18 +30,18 @@ static int one(const char *name, const char *text, const paths_t *paths)
 	int threads = 0;
 	for (int i = 0; i < RUNS; i++) {
 		search_result r;
-		double t0 = now();
+		double t0 = bench_now();
 		if (search_run(&job, NULL, &o, &r) || r.n == 0) {
 			fprintf(stderr, "bench: %s: %s\n", name, r.why);
 			search_free(&r);
 			goto out;
 		}
-		wall[i] = now() - t0;
+		wall[i] = bench_now() - t0;
 		space = r.enumerated;
 		threads = r.threads;
 		search_free(&r);
 	}
-	qsort(wall, RUNS, sizeof wall[0], cmp);
+	qsort(wall, RUNS, sizeof wall[0], bench_dcmp);
 	printf("bench: search_%s_candidates %lld\n", name, space);
 	printf("bench: search_%s_per_s %.4g cand/s\n", name, space / wall[RUNS / 2]);
 	printf("bench: search_%s_wall %.3f s\n", name, wall[RUNS / 2]);

@@ -8,6 +8,7 @@
  * then is rejected for every strategy of the split, so it is dropped from the split's
  * lists, and a split with nothing left is dropped whole. */
 #include "solve/search_int.h"
+#include "core/model.h"
 #include "core/why.h"
 
 #include <stdio.h>
@@ -172,15 +173,6 @@ static long long unit_leaves(const search_space *sp, const search_unit *u, const
 
 /* ---------- building the space ---------- */
 
-static int max_experts(const model_t *m)
-{
-	int e = 0;
-	for (int k = 0; k < m->nkinds; k++)
-		if (m->kind[k].experts > e)
-			e = m->kind[k].experts;
-	return e;
-}
-
 static int add_unit(search_space *sp, int *cap, const search_unit *u)
 {
 	if (sp->nunit == *cap) {
@@ -253,7 +245,7 @@ static int probe_split(search_space *sp, search_unit *u)
 static int add_split_units(search_space *sp, int *cap, const search_unit *split)
 {
 	int tp = split->tp, cp = split->cp, dp = split->dp;
-	int experts = max_experts(sp->job->model);
+	int experts = model_max_experts(sp->job->model);
 	long long edp = (long long)dp * cp * tp;
 	int eps[SEARCH_MAX_DIV], neps = 0;
 	if (sp->fix[PIN_EP]) {
