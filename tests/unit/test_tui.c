@@ -113,7 +113,9 @@ static void test_step(void)
 	stage0(before, s0a, sizeof s0a);
 	play("jl", screen);
 	stage0(screen, s0b, sizeof s0b);
-	CHECK(strstr(knob_row(screen, "tp", row, sizeof row), "16") != NULL, check_fmt("j l: tp 8 -> 16 (%s)", row));
+	/* fill row first: the order in which CHECK's arguments are evaluated is unspecified */
+	const char *tprow = knob_row(screen, "tp", row, sizeof row);
+	CHECK(strstr(tprow, "16") != NULL, check_fmt("j l: tp 8 -> 16 (%s)", row));
 	CHECK(strstr(knob_row(screen, "dp", row, sizeof row), " 8") != NULL, "dp re-derived to 8");
 	CHECK(strcmp(s0a, s0b) != 0, check_fmt("memory of stage 0 changed (%s)", s0b));
 	CHECK(strstr(screen, "dp 16 -> 8, tp 8 -> 16") != NULL, "message says what moved");
@@ -152,7 +154,8 @@ static void test_pin(void)
 {
 	char row[64];
 	play("jp", screen);
-	CHECK(knob_row(screen, "tp", row, sizeof row)[1] == '*', check_fmt("p pins tp (%s)", row));
+	const char *pinned = knob_row(screen, "tp", row, sizeof row);
+	CHECK(pinned[1] == '*', check_fmt("p pins tp (%s)", row));
 	CHECK(strstr(screen, "pinned tp=8") != NULL, "message: pinned tp=8");
 	shows("jpl", "tp is pinned", "a pinned knob does not step");
 	play("jpp", screen);
@@ -283,7 +286,8 @@ static void test_search(void)
 	CHECK(strstr(screen, "strategy") && strstr(screen, "MFU") && strstr(screen, "tok/s") && strstr(screen, "ILP") &&
 			strstr(screen, ">  1 dp"), "s: columns and the first candidate selected");
 	play("s\r", screen);
-	CHECK(strstr(screen, "applied candidate #1") && strstr(knob_row(screen, "tp", row, sizeof row), " 2"),
+	const char *applied = knob_row(screen, "tp", row, sizeof row);
+	CHECK(strstr(screen, "applied candidate #1") && strstr(applied, " 2"),
 			check_fmt("Enter applies candidate #1 (tp %s)", row));
 	play("sj\r", screen);
 	CHECK(strstr(screen, "applied candidate #2") != NULL, "j then Enter applies #2");
