@@ -9,6 +9,8 @@
 #include "solve/pins.h"
 #include "solve/search.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +93,53 @@ static int scr_hook_failed(lua_State *L, const char *fn)
 	return luaL_error(L, "strata.search: %s function failed: %s", fn, msg ? msg : "(error object is not a string)");
 }
 
+/* Body of a protected hook call: (function, plan, eval or NULL) -> the function's result
+ * for the strategy table of plan (filter) or the report of plan and eval (score). Building
+ * the argument may raise too, which must not unwind through search_run. */
+static int scr_hook_body(lua_State *L)
+{
+	const plan_t *p = lua_touserdata(L, 2);
+	const eval_result *r = lua_touserdata(L, 3);
+	lua_settop(L, 1);
+	if (r)
+		scr_push_report_lazy(L, p, r);
+	else
+		scr_push_strategy(L, p);
+	lua_call(L, 1, 1);
+	return 1;
+}
+
+/* Call the Lua function at slot fn on the candidate p (a filter; a score when r, its
+ * evaluation, is given) without raising: leaves the result or the error object on the
+ * stack and returns lua_pcall's status. */
+static int scr_hook_call(lua_State *L, int fn, const plan_t *p, const eval_result *r)
+{
+	lua_pushcfunction(L, scr_hook_body);
+	lua_pushvalue(L, fn);
+	lua_pushlightuserdata(L, (void *)p);
+	lua_pushlightuserdata(L, (void *)r);
+	return lua_pcall(L, 3, 1, 0);
+}
+
+/* Pop a score function's result: 0 with *score set (NAN: nil or false, which drop the
+ * candidate), or -1 with the reason in why (not a number, or NaN). Never raises. */
+static int scr_score_result(lua_State *L, double *score, char *why, size_t n)
+{
+	int t = lua_type(L, -1), ok = 1;
+	*score = NAN;
+	if (t == LUA_TNUMBER) {
+		*score = lua_tonumber(L, -1);
+		ok = !isnan(*score);
+	} else if (t != LUA_TNIL && !(t == LUA_TBOOLEAN && !lua_toboolean(L, -1))) {
+		ok = 0;
+	}
+	if (!ok)
+		snprintf(why, n, "the score function must return a number, or nil to drop the candidate (got %s)",
+				t == LUA_TNUMBER ? "NaN" : lua_typename(L, t));
+	lua_pop(L, 1);
+	return ok ? 0 : -1;
+}
+
 /* Offer the candidate in slot S_CAND with its score to the kept set. */
 static void scr_offer(lua_State *L, scr_steer *st, double score)
 {
@@ -131,9 +180,7 @@ static void scr_consider(lua_State *L, scr_steer *st)
 		return;
 	}
 	if (!lua_isnil(L, S_FILTER)) {
-		lua_pushvalue(L, S_FILTER);
-		scr_push_strategy(L, p);
-		if (lua_pcall(L, 1, 1, 0) != LUA_OK)
+		if (scr_hook_call(L, S_FILTER, p, NULL) != LUA_OK)
 			scr_hook_failed(L, "filter");
 		int keep = lua_toboolean(L, -1);
 		lua_pop(L, 1);
@@ -151,91 +198,15 @@ static void scr_consider(lua_State *L, scr_steer *st)
 	st->fit++;
 	double score = st->r.tokens_per_s;
 	if (!lua_isnil(L, S_SCORE)) {
-		lua_pushvalue(L, S_SCORE);
-		scr_push_report_lazy(L, p, &st->r);
-		if (lua_pcall(L, 1, 1, 0) != LUA_OK)
+		if (scr_hook_call(L, S_SCORE, p, &st->r) != LUA_OK)
 			scr_hook_failed(L, "score");
-		int t = lua_type(L, -1);
-		if (t == LUA_TNIL || (t == LUA_TBOOLEAN && !lua_toboolean(L, -1))) {
-			lua_pop(L, 1);
+		if (scr_score_result(L, &score, why, sizeof why))
+			luaL_error(L, "strata.search: %s", why);
+		if (isnan(score))
 			return;
-		}
-		int isnum = 0;
-		score = lua_tonumberx(L, -1, &isnum);
-		if (!isnum || t != LUA_TNUMBER || score != score)
-			luaL_error(L, "strata.search: the score function must return a number, or nil to drop the "
-					"candidate (got %s)", t == LUA_TNUMBER ? "NaN" : luaL_typename(L, -1));
-		lua_pop(L, 1);
 		st->scored++;
 	}
 	scr_offer(L, st, score);
-}
-
-/* Powers of two from 1 to hi dividing n, into out; returns the count. */
-static int scr_pow2_div(long long n, long long hi, int *out, int max)
-{
-	int k = 0;
-	for (long long v = 1; v <= hi && v <= n && k < max; v *= 2)
-		if (n % v == 0)
-			out[k++] = (int)v;
-	return k;
-}
-
-/* The built-in space: tp, cp, ep, micro-batch as powers of two, pp over the divisors, every
- * ZeRO level and recompute mode; the job (global batch, sequence, precision, schedule,
- * flash attention, overlap) stays as the plan has it. */
-static void scr_enumerate_builtin(lua_State *L, scr_steer *st)
-{
-	plan_t *base = scr_check_plan(L, S_PLAN);
-	plan_t *p = scr_check_plan(L, S_CAND);
-	const model_t *m = &base->model;
-	int experts = 0;
-	for (int k = 0; k < m->nkinds; k++)
-		if (m->kind[k].experts > experts)
-			experts = m->kind[k].experts;
-	int devices = base->devices, tps[32], cps[8], eps[32], mbs[8];
-	int ntp = scr_pow2_div(devices, devices, tps, 32);
-	for (int a = 0; a < ntp; a++) {
-		int tp = tps[a];
-		int rest = devices / tp;
-		for (int pp = 1; pp <= rest && pp <= m->layers && pp <= EVAL_MAX_STAGES; pp++) {
-			if (rest % pp)
-				continue;
-			int ncp = scr_pow2_div(rest / pp, 8, cps, 8);
-			for (int c = 0; c < ncp; c++) {
-				int cp = cps[c], dp = rest / pp / cp;
-				int nep = experts ? scr_pow2_div(experts, (long long)dp * cp * tp, eps, 32) : 1;
-				if (!experts)
-					eps[0] = 1;
-				long long per_dp = base->strategy.global_batch / dp;
-				int nmb = base->strategy.global_batch % dp ? 0 : scr_pow2_div(per_dp, 8, mbs, 8);
-				for (int e = 0; e < nep; e++)
-					for (int z = 0; z <= 3; z++)
-						for (int b = 0; b < nmb; b++)
-							for (int rc = 0; rc < RC_COUNT; rc++) {
-								strategy_t *s = &p->strategy;
-								*s = base->strategy;
-								s->tp = tp;
-								s->pp = pp;
-								s->cp = cp;
-								s->dp = dp;
-								s->ep = eps[e];
-								s->etp = 1;
-								s->zero = z;
-								s->micro_batch = mbs[b];
-								s->recompute = (uint8_t)rc;
-								s->sp = tp > 1;
-								if (pp == 1) {
-									s->vpp = 1;
-									if (s->schedule == SCHED_INTERLEAVED)
-										s->schedule = SCHED_1F1B;
-								}
-								s->nchunks = 0;
-								scr_consider(L, st);
-							}
-			}
-		}
-	}
 }
 
 /* Call enumerate(job) and consider every strategy (a table of plan:with keys) it lists. */
@@ -299,7 +270,7 @@ static int scr_kept_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The steered search: built-in or Lua enumeration, Lua filter and score, outer level only. */
+/* The enumerated search: the strategies enumerate lists, Lua filter and score, no ILP. */
 static int scr_search_steered(lua_State *L, int top)
 {
 	lua_settop(L, S_OPTS);
@@ -310,22 +281,15 @@ static int scr_search_steered(lua_State *L, int top)
 	lua_getfield(L, S_OPTS, "filter");                                   /* S_FILTER */
 	lua_getfield(L, S_OPTS, "score");                                    /* S_SCORE */
 	lua_getfield(L, S_OPTS, "enumerate");                                /* S_ENUM */
-	const char *names[] = {"filter", "score", "enumerate"};
-	for (int i = 0; i < 3; i++)
-		if (!lua_isnil(L, S_FILTER + i) && !lua_isfunction(L, S_FILTER + i))
-			luaL_error(L, "strata.search: %s must be a function (got %s)", names[i], luaL_typename(L, S_FILTER + i));
 	plan_t *base = scr_check_plan(L, S_PLAN);
 	char why[512];
 	if (pin_set_from_strings(&st->pins, base->pins, base->npins, why, sizeof why))
 		luaL_error(L, "strata.search: %s", why);
 	if (pin_needs_ilp(&st->pins))
-		luaL_error(L, "strata.search: stage pins need the ILP level, which a steered search (filter, score, "
-				"enumerate) does not run: drop them or the Lua functions");
+		luaL_error(L, "strata.search: stage pins need the ILP level, which a search with enumerate does not "
+				"run: drop them or enumerate");
 	scr_copy_plan(L, S_PLAN);                                            /* S_CAND */
-	if (lua_isnil(L, S_ENUM))
-		scr_enumerate_builtin(L, st);
-	else
-		scr_enumerate_lua(L, st);
+	scr_enumerate_lua(L, st);
 
 	/* rank: score descending, then enumeration order */
 	int n = st->n;
@@ -365,7 +329,56 @@ static int scr_search_steered(lua_State *L, int top)
 	return 1;
 }
 
-/* The C search (src/solve/search.h): two levels with the ILP, threads, pins. */
+/* Stack slots of the C search. */
+enum { E_PLAN = 1, E_OPTS, E_PINS, E_EV, E_RES, E_LIST, E_ITEMS, E_META, E_FILTER, E_SCORE, E_ERR, E_CAND };
+
+/* The Lua filter and score as search hooks (search.h). They run inside search_run, so
+ * they never raise: a failed call parks its error object in slot E_ERR and aborts the
+ * search, and strata.search raises it once the search's memory is released. */
+typedef struct {
+	lua_State *L;
+	plan_t *cand;              /* the job with the candidate's strategy (slot E_CAND) */
+	const char *failed;        /* "filter" or "score" when one raised */
+} scr_hooks;
+
+static void scr_hook_abort(scr_hooks *h, const char *fn, char *why, size_t n)
+{
+	lua_replace(h->L, E_ERR);
+	h->failed = fn;
+	snprintf(why, n, "%s function failed", fn);
+}
+
+static int scr_filter_hook(void *user, const strategy_t *s, char *why, size_t n)
+{
+	scr_hooks *h = user;
+	h->cand->strategy = *s;
+	if (scr_hook_call(h->L, E_FILTER, h->cand, NULL) != LUA_OK) {
+		scr_hook_abort(h, "filter", why, n);
+		return -1;
+	}
+	int keep = lua_toboolean(h->L, -1);
+	lua_pop(h->L, 1);
+	return keep;
+}
+
+/* Lua scores are higher-is-better and nil drops; the search wants lower-is-better and
+ * INFINITY drops (so does a Lua score of -math.huge). */
+static double scr_score_hook(void *user, const strategy_t *s, const eval_result *r, char *why, size_t n)
+{
+	scr_hooks *h = user;
+	h->cand->strategy = *s;
+	if (scr_hook_call(h->L, E_SCORE, h->cand, r) != LUA_OK) {
+		scr_hook_abort(h, "score", why, n);
+		return NAN;
+	}
+	double v;
+	if (scr_score_result(h->L, &v, why, n))
+		return NAN;
+	return isnan(v) ? INFINITY : -v;
+}
+
+/* The C search (src/solve/search.h): two levels with the ILP, threads, pins; the Lua
+ * filter and score as its hooks. */
 static int scr_search_engine(lua_State *L, int top)
 {
 	plan_t *p = scr_check_plan(L, 1);
@@ -373,7 +386,8 @@ static int scr_search_engine(lua_State *L, int top)
 	int limit = (int)scr_int_field(L, 2, "time_limit_ms", "strata.search", 1, 86400000, 0);
 	lua_getfield(L, 2, "ilp");
 	int no_ilp = !lua_isnil(L, -1) && !lua_toboolean(L, -1);
-	lua_pop(L, 1);
+	lua_getfield(L, 2, "exhaustive");
+	int exhaustive = lua_toboolean(L, -1);
 	lua_settop(L, 2);
 	pin_set *pins = lua_newuserdatauv(L, sizeof *pins, 0);                /* 3 */
 	eval_result *ev = lua_newuserdatauv(L, sizeof *ev, 0);               /* 4 */
@@ -388,14 +402,27 @@ static int scr_search_engine(lua_State *L, int top)
 	/* copies of the item strategies, made before the search so nothing raises after it */
 	strategy_t *items = lua_newuserdatauv(L, sizeof *items * (size_t)top, 0); /* 7 */
 	search_item *meta = lua_newuserdatauv(L, sizeof *meta * (size_t)top, 0);  /* 8 */
+	const char *fns[] = {"filter", "score"};
+	for (int i = 0; i < 2; i++)                                          /* E_FILTER, E_SCORE */
+		if (lua_getfield(L, 2, fns[i]) != LUA_TFUNCTION) {
+			lua_pop(L, 1);
+			lua_pushnil(L);
+		}
+	lua_pushnil(L);                                                      /* E_ERR */
+	scr_hooks hooks = {L, scr_copy_plan(L, 1), NULL};                    /* E_CAND */
+	luaL_checkstack(L, 8, "strata.search"); /* a hook call pushes 4 values */
 	search_job job = {&p->model, &p->cluster, p->devices, p->strategy, p->budget_gib};
 	search_opts opt;
 	memset(&opt, 0, sizeof opt);
 	opt.top = top;
 	opt.threads = threads;
 	opt.no_ilp = no_ilp;
+	opt.exhaustive = exhaustive;
 	opt.ilp_time_limit_ms = limit;
 	opt.cancel = scr_ctx_of(L)->env->cancel;
+	opt.filter = lua_isnil(L, E_FILTER) ? NULL : scr_filter_hook;
+	opt.score = lua_isnil(L, E_SCORE) ? NULL : scr_score_hook;
+	opt.hook_user = &hooks;
 	/* from here to search_free nothing may raise: the result owns malloc'd memory */
 	int rc = search_run(&job, pins, &opt, r);
 	int n = rc ? 0 : (r->n < top ? r->n : top);
@@ -405,6 +432,10 @@ static int scr_search_engine(lua_State *L, int top)
 	}
 	search_result counts = *r;
 	search_free(r);
+	if (rc && counts.aborted && hooks.failed) {
+		lua_pushvalue(L, E_ERR);
+		return scr_hook_failed(L, hooks.failed);
+	}
 	if (rc)
 		return luaL_error(L, "strata.search: %s", counts.why);
 	for (int i = 0; i < n; i++) {
@@ -428,11 +459,15 @@ static int scr_search_engine(lua_State *L, int top)
 		struct { const char *k; long long v; } cnt[] = {
 			{"rank", i + 1}, {"enumerated", counts.enumerated}, {"pruned", counts.pruned},
 			{"evaluated", counts.evaluated}, {"valid", counts.valid}, {"fit", counts.fit},
-			{"threads", counts.threads},
+			{"filtered", counts.filtered}, {"threads", counts.threads},
 		};
 		for (size_t j = 0; j < sizeof cnt / sizeof cnt[0]; j++) {
 			lua_pushinteger(L, cnt[j].v);
 			lua_setfield(L, -2, cnt[j].k);
+		}
+		if (opt.score) {
+			lua_pushnumber(L, -it->score); /* back to the script's higher-is-better */
+			lua_setfield(L, -2, "score");
 		}
 		lua_pushliteral(L, "two-level");
 		lua_setfield(L, -2, "engine");
@@ -449,9 +484,9 @@ static int scr_search_engine(lua_State *L, int top)
 			lua_setfield(L, -2, "applied");
 		}
 		lua_setfield(L, -2, "ilp");
-		lua_rawseti(L, 6, i + 1);
+		lua_rawseti(L, E_LIST, i + 1);
 	}
-	lua_pushvalue(L, 6);
+	lua_pushvalue(L, E_LIST);
 	if (n == 0) {
 		lua_pushstring(L, counts.why[0] ? counts.why : "no strategy fits");
 		return 2;
@@ -460,8 +495,9 @@ static int scr_search_engine(lua_State *L, int top)
 }
 
 /* strata.search(plan [, opts]) -> a list of results, best first (eval report + search +
- * plan). With filter, score or enumerate (or exhaustive = true) the steered search runs
- * them; otherwise the two-level C search does. */
+ * plan). With enumerate the steered search runs the script's list (its own space, so none
+ * of the C search's bounds hold); otherwise the two-level C search does, with filter and
+ * score as its hooks. */
 static int scr_search(lua_State *L)
 {
 	scr_check_plan(L, 1);
@@ -474,13 +510,16 @@ static int scr_search(lua_State *L)
 		"time_limit_ms", NULL};
 	scr_check_keys(L, 2, "strata.search", ok);
 	int top = (int)scr_int_field(L, 2, "top", "strata.search", 1, SEARCH_MAX_TOP, 10);
-	int steered = 0;
-	static const char *const hooks[] = {"filter", "score", "enumerate", "exhaustive"};
-	for (int i = 0; i < 4; i++) {
-		lua_getfield(L, 2, hooks[i]);
-		steered |= lua_toboolean(L, -1);
+	static const char *const fns[] = {"filter", "score", "enumerate"};
+	for (int i = 0; i < 3; i++) {
+		lua_getfield(L, 2, fns[i]);
+		if (!lua_isnil(L, -1) && !lua_isfunction(L, -1))
+			luaL_error(L, "strata.search: %s must be a function (got %s)", fns[i], luaL_typename(L, -1));
 		lua_pop(L, 1);
 	}
+	lua_getfield(L, 2, "enumerate");
+	int steered = !lua_isnil(L, -1);
+	lua_pop(L, 1);
 	return steered ? scr_search_steered(L, top) : scr_search_engine(L, top);
 }
 

@@ -35,8 +35,8 @@ int search_canon_cmp(const strategy_t *a, const strategy_t *b)
 static int item_cmp(const void *pa, const void *pb)
 {
 	const search_item *a = pa, *b = pb;
-	if (a->step != b->step)
-		return a->step < b->step ? -1 : 1;
+	if (a->score != b->score)
+		return a->score < b->score ? -1 : 1;
 	return search_canon_cmp(&a->s, &b->s);
 }
 
@@ -131,22 +131,24 @@ static int outer(search_space *sp, int nthreads, search_result *r, search_cand *
 	for (int i = 0; i < sp->nunit; i++)
 		sp->order[i] = i;
 	sp->theta = INFINITY;
-	run_phase(sp, w, tid, nthreads, 0, 0, sp->nunit);
-	int k;
-	search_cand *all = merge(w, nthreads, &k);
-	if (!all) {
-		free(first);
-		goto done;
-	}
-	if (k >= sp->pool)
-		sp->theta = all[sp->pool - 1].step;
-	int na = 0;
-	for (int i = 0; i < k && i < 2 * sp->pool; i++)
-		if (!first[all[i].unit]) {
-			first[all[i].unit] = 1;
-			na++;
+	int k, na = 0;
+	search_cand *all;
+	/* without the time bound (a score hook, exhaustive) the sample has nothing to set */
+	if (sp->bound) {
+		run_phase(sp, w, tid, nthreads, 0, 0, sp->nunit);
+		if (!(all = merge(w, nthreads, &k))) {
+			free(first);
+			goto done;
 		}
-	free(all);
+		if (k >= sp->pool)
+			sp->theta = all[sp->pool - 1].key;
+		for (int i = 0; i < k && i < 2 * sp->pool; i++)
+			if (!first[all[i].unit]) {
+				first[all[i].unit] = 1;
+				na++;
+			}
+		free(all);
+	}
 	/* units of the first round in index order, then the others */
 	int a = 0, b = na;
 	for (int i = 0; i < sp->nunit; i++)
@@ -159,8 +161,8 @@ static int outer(search_space *sp, int nthreads, search_result *r, search_cand *
 	r->threads = run_phase(sp, w, tid, nthreads, 1, 0, na);
 	if (!(all = merge(w, nthreads, &k)))
 		goto done;
-	if (k >= sp->pool && all[sp->pool - 1].step < sp->theta)
-		sp->theta = all[sp->pool - 1].step;
+	if (sp->bound && k >= sp->pool && all[sp->pool - 1].key < sp->theta)
+		sp->theta = all[sp->pool - 1].key;
 	free(all);
 	int t2 = run_phase(sp, w, tid, nthreads, 1, na, sp->nunit);
 	if (t2 > r->threads)
@@ -172,6 +174,7 @@ static int outer(search_space *sp, int nthreads, search_result *r, search_cand *
 		r->enumerated += x->enumerated;
 		r->checked += x->checked;
 		r->valid += x->valid;
+		r->filtered += x->filtered;
 		r->bounded += x->bounded;
 		r->evaluated += x->evaluated;
 		r->fit += x->fit;
@@ -242,6 +245,7 @@ static void item_from_cand(search_item *it, const search_cand *c)
 {
 	memset(it, 0, sizeof *it);
 	it->s = c->s;
+	it->score = c->key;
 	it->step = it->even_step = c->step;
 	it->peak_gib = it->even_peak_gib = c->peak / GIB;
 	it->mfu = c->mfu;
@@ -250,8 +254,9 @@ static void item_from_cand(search_item *it, const search_cand *c)
 }
 
 /* Refine one candidate with the ILP. Returns 1 when the item is kept, 0 when the ILP
- * found no plan that honours the stage pins (the candidate then does not satisfy them). */
-static int refine(const search_space *sp, const ilp_pins *lp, int need_ilp, const search_cand *c, int limit_ms,
+ * found no plan that honours the stage pins (the candidate then does not satisfy them, or
+ * the score hook dropped the plan that does), -1 when the score hook aborted. */
+static int refine(search_space *sp, const ilp_pins *lp, int need_ilp, const search_cand *c, int limit_ms,
 		ilp_result *ir, eval_result *er, search_item *it, char *why, size_t whylen)
 {
 	const search_job *j = sp->job;
@@ -289,7 +294,18 @@ static int refine(const search_space *sp, const ilp_pins *lp, int need_ilp, cons
 			ilp_free(ir);
 			return !need_ilp;
 		}
+		double key = er->step;
+		if (o->score) {
+			/* the ILP makes the plan faster, which a score may not like: the refined plan
+			 * replaces the even split only when it scores better (or the pins need it) */
+			key = search_hook_key(sp, &s, er);
+			if (isnan(key) || (key == INFINITY && need_ilp) || (!need_ilp && !(key < c->key))) {
+				ilp_free(ir);
+				return isnan(key) ? -1 : !need_ilp;
+			}
+		}
 		it->s = s;
+		it->score = key;
 		it->ilp_applied = 1;
 		it->step = er->step;
 		it->peak_gib = er->peak_bytes / GIB;
@@ -297,7 +313,13 @@ static int refine(const search_space *sp, const ilp_pins *lp, int need_ilp, cons
 		it->tokens_per_s = er->tokens_per_s;
 	} else {
 		/* the plan's recompute pattern needs more ranges than a strategy holds: report the
-		 * ILP's own figures; the model FLOPs are the same, so MFU scales with the time */
+		 * ILP's own figures; the model FLOPs are the same, so MFU scales with the time.
+		 * The score hook needs an evaluation, which such a plan has not: with one, the even
+		 * split stays unless the pins need the ILP's (which keeps the even split's score) */
+		if (o->score && !need_ilp) {
+			ilp_free(ir);
+			return 1;
+		}
 		if (need_ilp)
 			it->s = s; /* the split (which the stage pins are about) is written */
 		double peak = 0;
@@ -307,13 +329,15 @@ static int refine(const search_space *sp, const ilp_pins *lp, int need_ilp, cons
 		it->peak_gib = peak / GIB;
 		it->mfu = c->mfu * c->step / ir->step;
 		it->tokens_per_s = c->tps * c->step / ir->step;
+		if (!o->score)
+			it->score = it->step;
 	}
 	it->ilp_gain = it->even_step / it->step - 1;
 	ilp_free(ir);
 	return 1;
 }
 
-static int inner(const search_space *sp, const pin_set *pins, const search_cand *c, int nc, search_result *r,
+static int inner(search_space *sp, const pin_set *pins, const search_cand *c, int nc, search_result *r,
 		char *why, size_t whylen)
 {
 	const search_opts *o = sp->opt;
@@ -372,7 +396,10 @@ static int inner(const search_space *sp, const pin_set *pins, const search_cand 
 		}
 		r->refined++;
 		int limit = (int)fmin(per, ceil(left * 1e3));
-		if (refine(sp, &lp, need, &c[i], limit, ir, er, it, why, whylen))
+		int kept = refine(sp, &lp, need, &c[i], limit, ir, er, it, why, whylen);
+		if (kept < 0)
+			break; /* the score hook aborted: search_run reports it */
+		if (kept)
 			r->n++;
 		else
 			r->dropped++;
@@ -427,6 +454,9 @@ int search_run(const search_job *job, const pin_set *pins, const search_opts *o,
 	int nthreads = opt.threads > 0 ? opt.threads : online_cpus();
 	if (nthreads > SEARCH_MAX_THREADS)
 		nthreads = SEARCH_MAX_THREADS;
+	/* hooks run on the caller's thread (a Lua state is single-threaded) */
+	if (opt.filter || opt.score)
+		nthreads = 1;
 
 	double t0 = now_s();
 	search_space *sp = malloc(sizeof *sp);
@@ -457,6 +487,8 @@ int search_run(const search_job *job, const pin_set *pins, const search_opts *o,
 		rc = -1;
 		goto done;
 	}
+	if (sp->aborted)
+		goto aborted;
 	r->least_peak_gib = least / GIB;
 	if (opt.cancel && atomic_load(opt.cancel))
 		r->cancelled = 1;
@@ -468,6 +500,8 @@ int search_run(const search_job *job, const pin_set *pins, const search_opts *o,
 		rc = -1;
 		goto done;
 	}
+	if (sp->aborted)
+		goto aborted;
 	if (r->n > opt.top)
 		r->n = opt.top;
 	r->inner_s = now_s() - t1;
@@ -476,16 +510,27 @@ int search_run(const search_job *job, const pin_set *pins, const search_opts *o,
 		char desc[256];
 		if (r->cancelled)
 			why_set(r->why, sizeof r->why, "the search was cancelled");
+		else if (sp->nunit > 0 && r->valid == 0 && r->filtered > 0)
+			why_set(r->why, sizeof r->why, "the filter dropped every valid strategy");
 		else if (sp->nunit == 0 || r->valid == 0)
 			why_set(r->why, sizeof r->why, "%s", sp->have_why || sp->why[0] ? sp->why : "no valid strategy");
 		else if (r->fit == 0) {
 			describe(desc, sizeof desc, &least_s);
 			why_set(r->why, sizeof r->why, "no strategy fits in the %.1f GiB budget: the least memory found is "
 					"%.1f GiB per device (%s)", sp->budget_gib, least / GIB, desc);
-		} else
+		} else if (ncand == 0)
+			why_set(r->why, sizeof r->why, "the score dropped every fitting strategy");
+		else
 			why_set(r->why, sizeof r->why, "the ILP found no split that honours the stage pins within %.1f GiB%s%s",
 					sp->budget_gib, ilp_why[0] ? ": " : "", ilp_why);
 	}
+	goto done;
+aborted:
+	/* the items (if any) are dropped: the caller reports the hook's reason, not results */
+	search_free(r);
+	r->aborted = 1;
+	why_set(r->why, sizeof r->why, "%s", sp->hook_why);
+	rc = -1;
 done:
 	free(cand);
 	search_space_free(sp);

@@ -6,6 +6,7 @@
  * per-layer recompute) and re-rank. Pins (solve/pins.h) fix choices on both levels.
  * Results are deterministic: the same job, pins and options give the same results, in the
  * same order, with any number of threads (ties go to the canonical strategy order).
+ * Optional hooks filter and score the candidates (search_opts; they run on one thread).
  * No global state; the ILP runs on the calling thread. docs/search.md has the details. */
 #ifndef STRATA_SOLVE_SEARCH_H
 #define STRATA_SOLVE_SEARCH_H
@@ -35,6 +36,21 @@ typedef struct {
  * thread that called search_run. */
 typedef void (*search_progress_fn)(void *user, int level, double done);
 
+/* Per-candidate hooks (strata.search's Lua filter and score). They run on the thread that
+ * called search_run, which therefore runs the outer level on that thread alone whenever a
+ * hook is set: a hook needs no locking (a Lua state is single-threaded). To abort the
+ * search a hook writes a reason into why (whylen bytes) and returns its sentinel; search_run
+ * then stops, returns -1 and reports the reason with r->aborted set.
+ * filter: called on every valid strategy before it is evaluated (the sample included, so it
+ *   should be a pure function of the strategy); 1 keeps it, 0 drops it, -1 aborts. Dropping
+ *   candidates only shrinks the space, so every bound stays valid and all pruning is kept.
+ * score: called on every fitting strategy with its evaluation (and on the ILP's refined
+ *   plan); lower is better, INFINITY drops the candidate, NAN aborts. A score need not grow
+ *   with the step time, so the step-time bound is off (memory and rule pruning stay) and
+ *   ranking, kept candidates and re-ranking after the ILP all follow the score. */
+typedef int (*search_filter_fn)(void *user, const strategy_t *s, char *why, size_t whylen);
+typedef double (*search_score_fn)(void *user, const strategy_t *s, const eval_result *r, char *why, size_t whylen);
+
 typedef struct {
 	int top;                   /* results wanted (K); 0 means 10 */
 	int refine;                /* candidates the ILP refines; 0: 2*top (4*top with stage pins) */
@@ -44,8 +60,13 @@ typedef struct {
 	int ilp_budget_ms;         /* all candidates together; 0: SEARCH_ILP_BUDGET_MS */
 	double ref_step;           /* > 0: count fitting strategies faster than this (--compare) */
 	const atomic_int *cancel;  /* optional: nonzero stops the search (set from any thread) */
+	int exhaustive;            /* no step-time bound: evaluate everything memory and the
+	                            * rules leave (same results, slower; checks the bound) */
 	search_progress_fn progress;
-	void *user;
+	void *user;                /* for progress */
+	search_filter_fn filter;   /* optional hooks (above); force one thread */
+	search_score_fn score;
+	void *hook_user;           /* for filter and score */
 } search_opts;
 
 /* One ranked result. */
@@ -53,6 +74,7 @@ typedef struct {
 	strategy_t s;              /* the strategy, with the ILP's split and recompute ranges
 	                            * written in when it refined it and they can be expressed */
 	double step, peak_gib, mfu, tokens_per_s; /* of the ranked plan (refined when refined) */
+	double score;              /* the ranking key: the score hook's value, else step */
 	double even_step, even_peak_gib;          /* the outer level's even split */
 	int ilp_status;            /* ilp_status, or -1 when not refined */
 	int ilp_applied;           /* s carries the ILP plan exactly (eval_run reproduces it) */
@@ -68,11 +90,14 @@ typedef struct {
 	long long bounded;         /* skipped: a lower bound on their step time shows they can
 	                            * neither be kept nor beat the reference */
 	long long checked, valid;  /* looked at one by one; accepted by strat_validate */
+	long long filtered;        /* dropped by a hook: the filter (before evaluation, so
+	                            * not in valid) or an INFINITY score (counted in fit) */
 	long long evaluated, fit;  /* scored with eval_run; of those, fit the budget */
 	long long faster_than_ref; /* ref_step given: fitting strategies strictly faster */
 	double outer_s, inner_s;   /* wall time of each level */
 	int threads, refined, dropped; /* dropped: refined candidates the ILP found no plan for */
 	int cancelled;
+	int aborted;               /* a hook aborted the search: why says why */
 	int n;
 	search_item *item;         /* n results, best first; search_free releases them */
 	char why[320];             /* n == 0: why nothing was found */
@@ -80,7 +105,7 @@ typedef struct {
 } search_result;
 
 /* Run the search. pins may be NULL (the plain automatic planner). Returns 0 (results may
- * be empty: r->why says why), -1 on bad input or out of memory (r->why). */
+ * be empty: r->why says why), -1 on bad input, out of memory or a hook's abort (r->why). */
 int search_run(const search_job *job, const pin_set *pins, const search_opts *o, search_result *r);
 /* Release a result's items. */
 void search_free(search_result *r);

@@ -8,6 +8,7 @@
 /* An outer-level candidate: a fitting strategy and its even-split score. */
 typedef struct {
 	strategy_t s;
+	double key;                  /* what ranks it: the score hook's value, else step */
 	double step, peak, mfu, tps; /* seconds, bytes, fraction, tokens/s */
 	int unit;                    /* the unit it came from */
 } search_cand;
@@ -60,6 +61,7 @@ typedef struct {
 	long long shapes, shapes_valid;
 	int pool;                  /* heap capacity */
 	int phase;                 /* 0: sampling, 1: scoring */
+	int bound;                 /* the step-time bound prunes (no score hook, not exhaustive) */
 	double theta;              /* time threshold so far (INFINITY: none) */
 	int *order;                /* units in the order they are handed out */
 	int hi;                    /* the phase takes order[next .. hi) */
@@ -67,6 +69,8 @@ typedef struct {
 	char why[SEARCH_WHY];      /* first rejection of a device split (canonical order) */
 	strategy_t why_s;
 	int have_why;
+	int aborted;               /* a hook aborted: hook_why says why (hooks run on one thread) */
+	char hook_why[SEARCH_WHY];
 } search_space;
 
 /* One thread's share: its heap, counters and the first rejection it saw. */
@@ -76,7 +80,7 @@ typedef struct {
 	search_heap unit_best;     /* the best of the unit being scored */
 	eval_costs ec;             /* scratch for the time bound */
 	search_col *col;           /* the unit's bound table: [sp][cp kind][micro-batch] */
-	long long enumerated, checked, valid, bounded, evaluated, fit, faster;
+	long long enumerated, checked, valid, filtered, bounded, evaluated, fit, faster;
 	char why[SEARCH_WHY];
 	strategy_t why_s;
 	int have_why;
@@ -86,7 +90,8 @@ typedef struct {
 	int caller;                /* runs on the caller's thread: reports progress */
 } search_worker;
 
-/* Order of candidates: faster first, then the canonical strategy order. */
+/* Order of candidates: lower key (faster, or the better score) first, then the canonical
+ * strategy order. */
 int search_cand_cmp(const search_cand *a, const search_cand *b);
 /* Offer a candidate to a bounded heap (copied when kept). */
 void search_heap_offer(search_heap *h, const search_cand *c);
@@ -102,6 +107,11 @@ int search_divisors(long long n, int *out);
 void search_unit_lists(const search_space *sp, const search_unit *u, int filter, search_lists *L);
 /* The vpp values a schedule takes in a pipeline of pp stages: [lo, hi] (empty if hi < lo). */
 void search_vpp_range(const search_space *sp, int pp, int sched, int *lo, int *hi);
+/* Run the filter hook on s: 1 keep (also without a hook), 0 drop, -1 aborted (sp->aborted). */
+int search_hook_filter(search_space *sp, const strategy_t *s);
+/* The ranking key of a fitting s evaluated as r: the score hook's value, else the step
+ * time. INFINITY: the hook dropped it; NAN: it aborted (sp->aborted). */
+double search_hook_key(search_space *sp, const strategy_t *s, const eval_result *r);
 /* Keep the canonically first rejection reason. */
 void search_note_why(char *why, strategy_t *why_s, int *have, const char *reason, const strategy_t *s);
 

@@ -44,9 +44,9 @@ void search_note_why(char *why, strategy_t *why_s, int *have, const char *reason
 
 int search_cand_cmp(const search_cand *a, const search_cand *b)
 {
-	if (a->step < b->step)
+	if (a->key < b->key)
 		return -1;
-	if (a->step > b->step)
+	if (a->key > b->key)
 		return 1;
 	return search_canon_cmp(&a->s, &b->s);
 }
@@ -291,6 +291,8 @@ int search_space_init(search_space *sp, const search_job *job, const pin_set *pi
 	memset(sp, 0, sizeof *sp);
 	sp->job = job;
 	sp->opt = o;
+	/* a score hook ranks by something the step-time bound says nothing about */
+	sp->bound = !o->score && !o->exhaustive;
 	sp->layers = job->model->layers;
 	static const pin_set none;
 	if (!pins)

@@ -24,7 +24,10 @@
  *            not fit ends its row.
  *   rules    a column the split's probe cannot make valid is skipped (search_space.c).
  * The threshold depends only on the rounds before and on the unit itself, never on which
- * thread took which unit, so counts and results are reproducible. */
+ * thread took which unit, so counts and results are reproducible.
+ * Hooks (search.h): the filter runs after the rules and before eval_run, in the sample too
+ * (a dropped sample must not set the threshold); a score replaces the step time as the
+ * heaps' key, and since it bounds nothing the time bound is off (sp->bound). */
 #include "solve/search_int.h"
 
 #include <math.h>
@@ -47,18 +50,51 @@ static strategy_t unit_strategy(const search_space *sp, const search_unit *u)
 	return s;
 }
 
-static void offer(search_heap *h, const strategy_t *s, const eval_result *r, int unit)
+static void offer(search_heap *h, const strategy_t *s, const eval_result *r, double key, int unit)
 {
-	if (h->n < h->cap || r->step <= h->c[0].step) {
+	if (h->n < h->cap || key <= h->c[0].key) {
 		search_cand c;
 		c.unit = unit;
 		c.s = *s;
+		c.key = key;
 		c.step = r->step;
 		c.peak = r->peak_bytes;
 		c.mfu = r->mfu;
 		c.tps = r->tokens_per_s;
 		search_heap_offer(h, &c);
 	}
+}
+
+/* ---------- hooks ---------- */
+
+int search_hook_filter(search_space *sp, const strategy_t *s)
+{
+	const search_opts *o = sp->opt;
+	if (!o->filter)
+		return 1;
+	sp->hook_why[0] = 0;
+	int keep = o->filter(o->hook_user, s, sp->hook_why, sizeof sp->hook_why);
+	if (keep >= 0)
+		return keep != 0;
+	sp->aborted = 1;
+	if (!sp->hook_why[0])
+		snprintf(sp->hook_why, sizeof sp->hook_why, "the filter hook aborted the search");
+	return -1;
+}
+
+double search_hook_key(search_space *sp, const strategy_t *s, const eval_result *r)
+{
+	const search_opts *o = sp->opt;
+	if (!o->score)
+		return r->step;
+	sp->hook_why[0] = 0;
+	double key = o->score(o->hook_user, s, r, sp->hook_why, sizeof sp->hook_why);
+	if (isnan(key)) {
+		sp->aborted = 1;
+		if (!sp->hook_why[0])
+			snprintf(sp->hook_why, sizeof sp->hook_why, "the score hook aborted the search");
+	}
+	return key;
 }
 
 /* ---------- the time bound ---------- */
@@ -135,9 +171,11 @@ static int fill_table(search_worker *w, const search_unit *u, const search_lists
  * candidates nor be faster than the reference. */
 static double threshold(const search_space *sp, const search_heap *unit_best)
 {
+	if (!sp->bound)
+		return INFINITY;
 	double t = sp->theta;
-	if (unit_best->n == unit_best->cap && unit_best->c[0].step < t)
-		t = unit_best->c[0].step;
+	if (unit_best->n == unit_best->cap && unit_best->c[0].key < t)
+		t = unit_best->c[0].key;
 	if (sp->opt->ref_step > t)
 		t = sp->opt->ref_step;
 	return t;
@@ -147,7 +185,9 @@ static double threshold(const search_space *sp, const search_heap *unit_best)
 
 /* A few strategies of the unit into the thread's heap: the two schedules with the least
  * bubble the split allows, the first recompute mode that fits, the smallest micro-batch.
- * The worst of the best `pool` of all samples becomes the time threshold. */
+ * The worst of the best `pool` of all samples becomes the time threshold, so a sample the
+ * filter drops must not count. Runs only with the time bound on (no score hook): the key
+ * is the step time. */
 static void sample_unit(search_worker *w, const search_unit *u, int ui)
 {
 	static const int pref[] = {SCHED_ZBV, SCHED_ZBH2, SCHED_DUALPIPE, SCHED_ZBH1, SCHED_INTERLEAVED, SCHED_1F1B,
@@ -174,11 +214,18 @@ static void sample_unit(search_worker *w, const search_unit *u, int ui)
 		s.vpp = vlo;
 		for (int ir = 0; ir < L.nrc; ir++) {
 			s.recompute = (uint8_t)L.rc[ir];
+			/* the filter sees only what the rules allow (it is told so) */
+			int keep = !sp->opt->filter || !strat_validate(&s, j->model, j->cluster, j->devices, NULL, 0) ?
+					search_hook_filter(w->sp, &s) : 0;
+			if (keep < 0)
+				return;
+			if (!keep)
+				continue;
 			int rc = eval_run(j->model, j->cluster, j->devices, &s, sp->budget_gib, w->r);
 			if (rc == 0)
 				tried += ir == 0;
 			if (rc == 0 && w->r->fits) {
-				offer(&w->heap, &s, w->r, ui);
+				offer(&w->heap, &s, w->r, w->r->step, ui);
 				break;
 			}
 		}
@@ -189,7 +236,8 @@ static void sample_unit(search_worker *w, const search_unit *u, int ui)
 
 /* Score one strategy that passed the time bound. Returns 0 to go on with the row, 1 when
  * it did not fit (larger micro-batches will not either), 2 when the static memory of the
- * schedule and vpp is over the budget, 3 when that of the ZeRO level is. */
+ * schedule and vpp is over the budget, 3 when that of the ZeRO level is, 4 when a hook
+ * aborted the search. */
 static int score(search_worker *w, const strategy_t *s, int ui, int *zero_checked, int *sv_checked)
 {
 	const search_space *sp = w->sp;
@@ -204,6 +252,14 @@ static int score(search_worker *w, const strategy_t *s, int ui, int *zero_checke
 			strat_validate(s, j->model, j->cluster, j->devices, why, sizeof why);
 			search_note_why(w->why, &w->why_s, &w->have_why, why, s);
 		}
+		return 0;
+	}
+	/* after the rules (cheap) and before the cost model (the filter's point) */
+	int keep = search_hook_filter(w->sp, s);
+	if (keep < 0)
+		return 4;
+	if (!keep) {
+		w->filtered++;
 		return 0;
 	}
 	if (eval_run(j->model, j->cluster, j->devices, s, sp->budget_gib, r)) {
@@ -238,8 +294,15 @@ static int score(search_worker *w, const strategy_t *s, int ui, int *zero_checke
 	w->fit++;
 	if (sp->opt->ref_step > 0 && r->step < sp->opt->ref_step)
 		w->faster++;
-	offer(&w->heap, s, r, ui);
-	offer(&w->unit_best, s, r, ui);
+	double key = search_hook_key(w->sp, s, r);
+	if (isnan(key))
+		return 4;
+	if (key == INFINITY) {
+		w->filtered++;
+		return 0;
+	}
+	offer(&w->heap, s, r, key, ui);
+	offer(&w->unit_best, s, r, key, ui);
 	return 0;
 }
 
@@ -297,6 +360,8 @@ static void run_unit(search_worker *w, const search_unit *u, int ui)
 								}
 								s.micro_batch = L.mbs[im];
 								int stop = score(w, &s, ui, &zero_checked, &sv_checked);
+								if (stop == 4)
+									return;
 								if (stop == 3)
 									goto next_zero;
 								if (stop == 2)
@@ -320,7 +385,7 @@ void *search_worker_run(void *arg)
 	search_space *sp = w->sp;
 	const search_opts *o = sp->opt;
 	for (;;) {
-		if (o->cancel && atomic_load(o->cancel))
+		if ((o->cancel && atomic_load(o->cancel)) || sp->aborted)
 			break;
 		int i = atomic_fetch_add(&sp->next, 1);
 		if (i >= sp->hi)

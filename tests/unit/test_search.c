@@ -3,7 +3,9 @@
  * faster than the search's best, and the same loops over the search's canonical space give
  * exactly its top K, in the same order. Also: results are the same with any number of
  * threads and across runs; with no pins the search is the plain planner; every result
- * honours the pins and fits the budget; the ILP level honours layer pins; cancellation.
+ * honours the pins and fits the budget; the ILP level honours layer pins; cancellation;
+ * the filter and score hooks (the filtered search is the brute force restricted to the
+ * filter, the scored one ranks by the score, a hook's abort stops it with its reason).
  * (Pin parsing and unsatisfiable pins: test_search_pins.c.) */
 #include "check.h"
 #include "core/evaluate.h"
@@ -52,6 +54,8 @@ static bf_item top[K];
 static int ntop;
 static double best, bf_ref;
 static long long nfit, bf_faster;
+static int (*bf_keep)(const strategy_t *s); /* the hooks' tests: a filter for brute() */
+static int bf_by_peak;                      /* rank by peak memory instead of step time */
 
 static int before(const strategy_t *s, double step, const bf_item *b)
 {
@@ -135,8 +139,9 @@ static void brute(int canonical)
 													s.cp_kind = (uint8_t)k;
 													if (canonical && s.cp == 1 && k)
 														continue;
-													if (eval_run(m, c, N, &s, plan.budget_gib, &ev) == 0 && ev.fits)
-														bf_offer(&s, ev.step);
+													if ((!bf_keep || bf_keep(&s)) &&
+															eval_run(m, c, N, &s, plan.budget_gib, &ev) == 0 && ev.fits)
+														bf_offer(&s, bf_by_peak ? ev.peak_bytes : ev.step);
 												}
 											}
 										}
@@ -162,6 +167,20 @@ static int same_items(const search_result *a, const search_result *b)
 						sizeof a->item[i].s.chunk_layers[0] * (size_t)a->item[i].s.nchunks))
 			return 0;
 	return 1;
+}
+
+/* The search's items equal brute()'s top in order (keys: step, or score). */
+static int same_as_brute(const search_result *r, int by_score)
+{
+	int same = r->n == ntop;
+	for (int k = 0; same && k < ntop; k++)
+		same = (by_score ? r->item[k].score : r->item[k].step) == top[k].step &&
+				!search_canon_cmp(&r->item[k].s, &top[k].s);
+	if (!same)
+		for (int k = 0; k < ntop || k < r->n; k++)
+			printf("  %d: search %.9g  brute %.9g\n", k,
+					k < r->n ? (by_score ? r->item[k].score : r->item[k].step) : NAN, k < ntop ? top[k].step : NAN);
+	return same;
 }
 
 static const char *jobs[] = {
@@ -214,15 +233,9 @@ static void test_brute_force(void)
 			CHECK(r.item[0].step <= raw_best, name);
 		}
 		brute(1);
-		int same = r.n == ntop;
-		for (int k = 0; same && k < ntop; k++)
-			same = r.item[k].step == top[k].step && !search_canon_cmp(&r.item[k].s, &top[k].s);
 		snprintf(name, sizeof name, "brute %s: the top %d equal the canonical sweep's, in order", plan.model.name,
 				ntop);
-		if (!CHECK(same, name))
-			for (int k = 0; k < ntop || k < r.n; k++)
-				printf("  %d: search %.9g  brute %.9g\n", k, k < r.n ? r.item[k].step : NAN,
-						k < ntop ? top[k].step : NAN);
+		CHECK(same_as_brute(&r, 0), name);
 		snprintf(name, sizeof name, "brute %s: every fitting canonical strategy is counted (%lld >= %lld fit)",
 				plan.model.name, r.fit + r.bounded, nfit);
 		CHECK(r.enumerated >= nfit && r.evaluated + r.bounded >= r.fit, name);
@@ -423,6 +436,174 @@ static void test_compare_rank(void)
 	search_free(&r);
 }
 
+/* ---------- hooks ---------- */
+
+/* Drops the fastest shapes of the jobs below, so the filtered ranking differs. */
+static int keep_some(const strategy_t *s) { return s->tp != 1 && s->micro_batch <= 2; }
+
+static int filter_calls;
+static int filter_hook(void *user, const strategy_t *s, char *why, size_t n)
+{
+	(void)user;
+	(void)why;
+	(void)n;
+	filter_calls++;
+	return keep_some(s);
+}
+
+static double peak_hook(void *user, const strategy_t *s, const eval_result *r, char *why, size_t n)
+{
+	(void)user;
+	(void)s;
+	(void)why;
+	(void)n;
+	return r->peak_bytes;
+}
+
+static int abort_after; /* the hooks below abort on their abort_after-th call */
+static int abort_filter(void *user, const strategy_t *s, char *why, size_t n)
+{
+	(void)user;
+	(void)s;
+	if (--abort_after > 0)
+		return 1;
+	snprintf(why, n, "filter gave up");
+	return -1;
+}
+
+static double abort_score(void *user, const strategy_t *s, const eval_result *r, char *why, size_t n)
+{
+	(void)user;
+	(void)s;
+	(void)why;
+	(void)n;
+	return --abort_after > 0 ? r->step : NAN; /* no reason: the search supplies one */
+}
+
+/* Load jobs[i] into a job with zeroed options; 0 when it loads. */
+static int hook_setup(int i, const char *what, search_job *j, search_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	if (!CHECK(load(jobs[i]) == 0, check_fmt("%s: job loads", what)))
+		return -1;
+	*j = job_of();
+	return 0;
+}
+
+static void test_hook_filter(void)
+{
+	static const int job[] = {0, 2, 3};
+	for (size_t i = 0; i < sizeof job / sizeof job[0]; i++) {
+		search_job j;
+		search_opts o;
+		if (hook_setup(job[i], "filter hook", &j, &o))
+			continue;
+		o.no_ilp = 1;
+		o.threads = 4;
+		search_result all, r;
+		o.top = SEARCH_MAX_TOP;
+		CHECK(search_run(&j, NULL, &o, &all) == 0, "filter hook: the search without hooks runs");
+		o.top = K;
+		o.filter = filter_hook;
+		filter_calls = 0;
+		CHECK(search_run(&j, NULL, &o, &r) == 0, "filter hook: the filtered search runs");
+		CHECK(r.threads == 1 && filter_calls > 0 && r.filtered > 0,
+				check_fmt("filter hook %s: runs on one thread, called %d times, %lld dropped", plan.model.name,
+						filter_calls, r.filtered));
+		/* the hook-less ranking restricted to the filter */
+		int k = 0, same = 1;
+		for (int x = 0; x < all.n && k < r.n; x++)
+			if (keep_some(&all.item[x].s))
+				same &= all.item[x].step == r.item[k].step && !search_canon_cmp(&all.item[x].s, &r.item[k++].s);
+		CHECK(same && k == r.n && r.n > 0,
+				check_fmt("filter hook %s: the top %d are the hook-less ranking's that pass the filter",
+						plan.model.name, r.n));
+		bf_keep = keep_some;
+		brute(1);
+		bf_keep = NULL;
+		CHECK(same_as_brute(&r, 0),
+				check_fmt("filter hook %s: the top %d equal the filtered canonical sweep's, in order",
+						plan.model.name, ntop));
+		search_free(&r);
+		/* the ILP level keeps to the filtered candidates */
+		o.no_ilp = 0;
+		CHECK(search_run(&j, NULL, &o, &r) == 0 && r.n > 0, "filter hook: with the ILP level, results");
+		same = 1;
+		for (int x = 0; x < r.n; x++)
+			same &= keep_some(&r.item[x].s) && (x == 0 || r.item[x - 1].step <= r.item[x].step);
+		CHECK(same, check_fmt("filter hook %s: with the ILP, every result passes the filter, fastest first",
+						plan.model.name));
+		search_free(&r);
+		search_free(&all);
+	}
+}
+
+static void test_hook_score(void)
+{
+	static const int job[] = {1, 2};
+	for (size_t i = 0; i < sizeof job / sizeof job[0]; i++) {
+		search_job j;
+		search_opts o;
+		if (hook_setup(job[i], "score hook", &j, &o))
+			continue;
+		o.top = K;
+		o.no_ilp = 1;
+		o.score = peak_hook;
+		search_result r;
+		CHECK(search_run(&j, NULL, &o, &r) == 0 && r.bounded == 0,
+				"score hook: the scored search runs without the step-time bound");
+		bf_by_peak = 1;
+		brute(1);
+		bf_by_peak = 0;
+		CHECK(same_as_brute(&r, 1), check_fmt("score hook %s: the top %d by peak memory equal the canonical "
+						"sweep's, in order", plan.model.name, ntop));
+		search_free(&r);
+		o.no_ilp = 0;
+		CHECK(search_run(&j, NULL, &o, &r) == 0 && r.n > 0, "score hook: with the ILP level, results");
+		int sorted = 1;
+		for (int x = 0; x < r.n; x++)
+			sorted &= r.item[x].score == r.item[x].peak_gib * GIB && (x == 0 || r.item[x - 1].score <= r.item[x].score);
+		CHECK(sorted, check_fmt("score hook %s: with the ILP, ranked by the refined plans' score", plan.model.name));
+		search_free(&r);
+	}
+}
+
+static void test_hook_abort_and_exhaustive(void)
+{
+	search_job j;
+	search_opts o;
+	if (hook_setup(0, "hook abort", &j, &o))
+		return;
+	o.top = 4;
+	o.filter = abort_filter;
+	abort_after = 50;
+	search_result r;
+	int rc = search_run(&j, NULL, &o, &r);
+	CHECK(rc == -1 && r.aborted && r.n == 0 && !strcmp(r.why, "filter gave up") && abort_after == 0,
+			"hook abort: a filter's abort stops the search at once with its reason");
+	search_free(&r);
+	o.filter = NULL;
+	o.score = abort_score;
+	abort_after = 50;
+	rc = search_run(&j, NULL, &o, &r);
+	CHECK(rc == -1 && r.aborted && r.n == 0 && strstr(r.why, "score") && abort_after == 0,
+			"hook abort: a NaN score stops the search at once with a reason");
+	search_free(&r);
+	/* the step-time bound never changes the results */
+	o.score = NULL;
+	o.top = K;
+	search_result a;
+	search_run(&j, NULL, &o, &a);
+	o.exhaustive = 1;
+	search_run(&j, NULL, &o, &r);
+	int same = a.n == r.n && a.n > 0 && r.bounded == 0 && r.evaluated > a.evaluated;
+	for (int x = 0; same && x < a.n; x++)
+		same = a.item[x].step == r.item[x].step && !search_canon_cmp(&a.item[x].s, &r.item[x].s);
+	CHECK(same, "exhaustive: no step-time bound, more evaluated, the same results");
+	search_free(&a);
+	search_free(&r);
+}
+
 int main(void)
 {
 	char cwd[1024];
@@ -436,5 +617,8 @@ int main(void)
 	test_cancel_and_progress();
 	test_progress();
 	test_compare_rank();
+	test_hook_filter();
+	test_hook_score();
+	test_hook_abort_and_exhaustive();
 	return check_done();
 }
