@@ -16,7 +16,9 @@ for bin in "$build"/fuzz/fuzz_*; do
     work=$build/corpus/$name
     mkdir -p "$work"
     seeds=()
-    for d in "fuzz/corpus/$name" "fuzz/regress/$name"; do
+    extra=()
+    [ "$name" = lua ] && extra=(lua tests/lua)   # the shipped recipes are seeds too
+    for d in "fuzz/corpus/$name" "fuzz/regress/$name" "${extra[@]}"; do
         [ -d "$d" ] && seeds+=("$d")
     done
     echo "fuzz: $name for ${secs}s"

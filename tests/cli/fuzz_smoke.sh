@@ -10,7 +10,9 @@ for bin in "$STRATA_BUILD"/fuzz/fuzz_*; do
     found=1
     name=${bin##*/fuzz_}
     dirs=()
-    for d in "$ROOT/fuzz/corpus/$name" "$ROOT/fuzz/regress/$name"; do
+    extra=()
+    [ "$name" = lua ] && extra=("$ROOT/lua" "$ROOT/tests/lua")   # the recipes are seeds too
+    for d in "$ROOT/fuzz/corpus/$name" "$ROOT/fuzz/regress/$name" "${extra[@]}"; do
         [ -d "$d" ] && dirs+=("$d")
     done
     if [ ${#dirs[@]} -eq 0 ]; then

@@ -4,6 +4,7 @@
  * return promptly; a refined plan written back into a strategy evaluates as predicted.
  * (Optimality against exhaustive enumeration is in test_ilp_brute.c.) */
 #include "check.h"
+#include "fixture.h"
 #include "core/evaluate.h"
 #include "io/paths.h"
 #include "io/plan.h"
@@ -25,13 +26,7 @@ static ilp_result res;
 
 static int load(const char *text)
 {
-	char err[512];
-	if (plan_load_text(&plan, text, "t.yaml", &paths, err, sizeof err) ||
-			strat_resolve(&plan.strategy, plan.devices, err, sizeof err)) {
-		printf("  load: %s\n", err);
-		return -1;
-	}
-	return 0;
+	return fixture_load(&plan, &paths, text);
 }
 
 #define PLAN(model, cluster, n, strat) \

@@ -9,7 +9,6 @@
 #include "io/ydoc.h"
 
 #include <dirent.h>
-#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,17 +16,6 @@
 #include <unistd.h>
 
 static paths_t paths;
-
-/* printf-style check name (vsnprintf: long preset names are cut, never overflow). */
-static const char *nm(const char *fmt, ...)
-{
-	static char buf[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return buf;
-}
 
 /* A tiny dense config: h=64, 2 layers, 4 heads of 16, vocab 100, ffn 256. */
 static model_config tiny(void)
@@ -282,16 +270,16 @@ static void test_presets_published(void)
 		const char *name;
 		model_t m;
 		snprintf(path, sizeof path, "presets/models/%.63s.yaml", names[i]);
-		name = nm("preset %s: loads by name", names[i]);
+		name = check_fmt("preset %s: loads by name", names[i]);
 		if (!CHECK(plan_load_model(&m, names[i], &paths, err, sizeof err) == 0, name)) {
 			printf("  %s\n", err);
 			continue;
 		}
 		double tot = published(path, "total_params_b");
-		name = nm("preset %s: has published.total_params_b", names[i]);
+		name = check_fmt("preset %s: has published.total_params_b", names[i]);
 		if (CHECK(tot > 0, name)) {
 			/* total without MTP modules (published totals count the main model) */
-			name = nm("preset %s: total params within 0.5%% of published %.2fB",
+			name = check_fmt("preset %s: total params within 0.5%% of published %.2fB",
 					names[i], tot);
 			CHECK_NEAR(model_total_params(&m, false) / 1e9, tot, 0.005, name);
 		}
@@ -304,9 +292,9 @@ static void test_presets_published(void)
 			 * (DeepSeek-V3's "37B" is a rounding of what we count as 37.5B; Mixtral's
 			 * "13B"/"39B" likewise), hence the looser 2 % tolerance. */
 			double act = published(path, "active_params_b");
-			name = nm("preset %s: MoE preset has published.active_params_b", names[i]);
+			name = check_fmt("preset %s: MoE preset has published.active_params_b", names[i]);
 			if (CHECK(act > 0, name)) {
-				name = nm("preset %s: active params within 2%% of published %.1fB",
+				name = check_fmt("preset %s: active params within 2%% of published %.1fB",
 						names[i], act);
 				CHECK_NEAR(model_active_params(&m) / 1e9, act, 0.02, name);
 			}
@@ -344,7 +332,7 @@ static void test_exact_checkpoints(void)
 		model_t m;
 		char err[512];
 		const char *name;
-		name = nm("checkpoint %s: exactly %.0f parameters", ck[i].name, ck[i].params);
+		name = check_fmt("checkpoint %s: exactly %.0f parameters", ck[i].name, ck[i].params);
 		if (plan_load_model(&m, ck[i].name, &paths, err, sizeof err)) {
 			CHECK(0, name);
 			printf("  %s\n", err);
@@ -393,7 +381,7 @@ static void test_hf_fixtures(void)
 		char path[256], err[512];
 		const char *name;
 		snprintf(path, sizeof path, "tests/fixtures/hf/%s.json", names[i]);
-		name = nm("hf %s: config.json loads", names[i]);
+		name = check_fmt("hf %s: config.json loads", names[i]);
 		if (!CHECK(plan_load_model(&hf, path, &paths, err, sizeof err) == 0, name)) {
 			printf("  %s\n", err);
 			continue;
@@ -402,11 +390,11 @@ static void test_hf_fixtures(void)
 			printf("  %s\n", err);
 			continue;
 		}
-		name = nm("hf %s: total params equal the preset's", names[i]);
+		name = check_fmt("hf %s: total params equal the preset's", names[i]);
 		CHECK(model_total_params(&hf, true) == model_total_params(&yaml, true), name);
-		name = nm("hf %s: active params equal the preset's", names[i]);
+		name = check_fmt("hf %s: active params equal the preset's", names[i]);
 		CHECK(model_active_params(&hf) == model_active_params(&yaml), name);
-		name = nm("hf %s: same layers, kinds and vocab", names[i]);
+		name = check_fmt("hf %s: same layers, kinds and vocab", names[i]);
 		CHECK(hf.layers == yaml.layers && hf.mtp_layers == yaml.mtp_layers && hf.nkinds == yaml.nkinds &&
 				hf.nruns == yaml.nruns && hf.vocab == yaml.vocab && hf.hidden == yaml.hidden &&
 				hf.gated == yaml.gated && hf.tied == yaml.tied, name);

@@ -19,17 +19,6 @@
 static paths_t paths;
 static plan_t plan; /* large: keep it off the stack */
 
-/* printf-style check name */
-static const char *nm(const char *fmt, ...)
-{
-	static char buf[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return buf;
-}
-
 static int load(const char *text, char *err)
 {
 	err[0] = 0;
@@ -327,7 +316,7 @@ static void test_plan_set(void)
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		err[0] = 0;
 		int rc = plan_set(&plan, bad[i].key, bad[i].val, err, sizeof err);
-		if (!CHECK(rc == -1 && strstr(err, bad[i].needle), nm("plan_set: rejects %s=%s", bad[i].key, bad[i].val)))
+		if (!CHECK(rc == -1 && strstr(err, bad[i].needle), check_fmt("plan_set: rejects %s=%s", bad[i].key, bad[i].val)))
 			printf("  rc %d, err \"%s\"\n", rc, err);
 	}
 	CHECK(plan.strategy.tp == 1 && plan.strategy.zero == 1 && plan.budget_gib == 0,

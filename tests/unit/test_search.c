@@ -8,6 +8,7 @@
  * filter, the scored one ranks by the score, a hook's abort stops it with its reason).
  * (Pin parsing and unsatisfiable pins: test_search_pins.c.) */
 #include "check.h"
+#include "fixture.h"
 #include "core/evaluate.h"
 #include "io/paths.h"
 #include "io/plan.h"
@@ -28,13 +29,7 @@ static eval_result ev;
 
 static int load(const char *text)
 {
-	char err[512];
-	if (plan_load_text(&plan, text, "t.yaml", &paths, err, sizeof err) ||
-			strat_resolve(&plan.strategy, plan.devices, err, sizeof err)) {
-		printf("  load: %s\n", err);
-		return -1;
-	}
-	return 0;
+	return fixture_load(&plan, &paths, text);
 }
 
 static search_job job_of(void)

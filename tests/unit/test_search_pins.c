@@ -2,6 +2,7 @@
  * what "honoured" means for a strategy, and the explanation of an unsatisfiable set: the
  * pin named is the one that breaks it, with the core's reason. */
 #include "check.h"
+#include "fixture.h"
 #include "core/evaluate.h"
 #include "io/paths.h"
 #include "io/plan.h"
@@ -17,13 +18,7 @@ static plan_t plan;
 
 static int load(const char *text)
 {
-	char err[512];
-	if (plan_load_text(&plan, text, "t.yaml", &paths, err, sizeof err) ||
-			strat_resolve(&plan.strategy, plan.devices, err, sizeof err)) {
-		printf("  load: %s\n", err);
-		return -1;
-	}
-	return 0;
+	return fixture_load(&plan, &paths, text);
 }
 
 static void test_parse(void)
