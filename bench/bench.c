@@ -17,6 +17,17 @@ double bench_now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+int bench_load(plan_t *p, const char *name, const char *text, const paths_t *paths)
+{
+	char err[512];
+	if (plan_load_text(p, text, name, paths, err, sizeof err) ||
+			strat_resolve(&p->strategy, p->devices, err, sizeof err)) {
+		fprintf(stderr, "bench: %s: %s\n", name, err);
+		return -1;
+	}
+	return 0;
+}
+
 int bench_dcmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -50,15 +61,11 @@ static int bench_plan(const char *name, const char *text, const paths_t *paths, 
 {
 	plan_t *p = malloc(sizeof *p);
 	eval_result *r = malloc(sizeof *r);
-	char err[512];
 	int rc = 1;
 	if (!p || !r)
 		goto out;
-	if (plan_load_text(p, text, name, paths, err, sizeof err) ||
-			strat_resolve(&p->strategy, p->devices, err, sizeof err)) {
-		fprintf(stderr, "bench: %s: %s\n", name, err);
+	if (bench_load(p, name, text, paths))
 		goto out;
-	}
 	if (eval_run(&p->model, &p->cluster, p->devices, &p->strategy, p->budget_gib, r)) {
 		fprintf(stderr, "bench: %s: %s\n", name, r->why);
 		goto out;

@@ -4,11 +4,14 @@
 #define STRATA_BENCH_H
 
 #include "io/paths.h"
+#include "io/plan.h"
 
 /* qsort comparator for doubles, ascending. */
 int bench_dcmp(const void *a, const void *b);
 /* Monotonic clock in seconds. */
 double bench_now(void);
+/* Load a plan from text and derive its degrees; 0, or -1 after printing why. */
+int bench_load(plan_t *p, const char *name, const char *text, const paths_t *paths);
 
 int bench_ilp(const paths_t *paths);    /* bench_ilp.c */
 int bench_tui(const paths_t *paths);    /* bench_tui.c */

@@ -12,15 +12,11 @@ static int one(const char *name, const char *text, const paths_t *paths)
 {
 	plan_t *p = malloc(sizeof *p);
 	ilp_result *r = malloc(sizeof *r);
-	char err[512];
 	int rc = 1;
 	if (!p || !r)
 		goto out;
-	if (plan_load_text(p, text, name, paths, err, sizeof err) ||
-			strat_resolve(&p->strategy, p->devices, err, sizeof err)) {
-		fprintf(stderr, "bench: %s: %s\n", name, err);
+	if (bench_load(p, name, text, paths))
 		goto out;
-	}
 	double ms[9];
 	int status = ILP_ERROR, options = 0;
 	for (int i = 0; i < 9; i++) {

@@ -14,15 +14,11 @@
 static int one(const char *name, const char *text, const paths_t *paths)
 {
 	plan_t *p = malloc(sizeof *p);
-	char err[512];
 	int rc = 1;
 	if (!p)
 		return 1;
-	if (plan_load_text(p, text, name, paths, err, sizeof err) ||
-			strat_resolve(&p->strategy, p->devices, err, sizeof err)) {
-		fprintf(stderr, "bench: %s: %s\n", name, err);
+	if (bench_load(p, name, text, paths))
 		goto out;
-	}
 	search_job job = {&p->model, &p->cluster, p->devices, p->strategy, p->budget_gib};
 	search_opts o = {0};
 	double wall[RUNS];
