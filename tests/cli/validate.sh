@@ -26,3 +26,17 @@ check "validate one file: exit 0, one case" eval '[ "$RC" -eq 0 ] && grep -q "^v
 st validate tests/validation/no-such-dir
 expect_rc "validate missing dir: exit 2" 2
 err_has "validate missing dir: names it" "no-such-dir"
+
+# scripts/validate_corrected.sh applies tests/validation/corrections.txt to a copy: the
+# published files stay untouched and the corrected Zero Bubble runs use unfused attention
+# with dropout, which changes their predicted peak memory
+sum_before=$(cksum "$DIR"/zerobubble_1.5B_1F1B_m24.yaml)
+scripts/validate_corrected.sh "$STRATA" >"$OUT" 2>"$ERR"
+RC=$?
+expect_rc "validate_corrected: exit 0" 0
+check "validate_corrected: reports both runs" eval '[ "$(grep -c "^peak memory:" "$OUT")" -eq 2 ]'
+m1=$(grep '^peak memory:' "$OUT" | sed -n 1p | sed 's/.*median |error| \([0-9.]*\)%.*/\1/')
+m2=$(grep '^peak memory:' "$OUT" | sed -n 2p | sed 's/.*median |error| \([0-9.]*\)%.*/\1/')
+check "validate_corrected: the corrections change the memory median ($m1% -> $m2%)" \
+    awk -v a="$m1" -v b="$m2" 'BEGIN { exit !(a != "" && b != "" && a != b) }'
+check "validate_corrected: published files unchanged" [ "$(cksum "$DIR"/zerobubble_1.5B_1F1B_m24.yaml)" = "$sum_before" ]
