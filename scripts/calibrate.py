@@ -4,16 +4,21 @@
 One set of constants per device family (V100, A100, H100), shared by every case of that
 family: never per case or per source. The objective is robust (median + p90 of the
 absolute log error of step time), so a few odd published runs cannot drag the constants.
-Usage: scripts/calibrate.py [CASES_DIR] [--write]   (needs build/strata)
+The search runs strata on a temporary copy of presets/ (via $STRATA_DATA), so the repo's
+presets change only with --write.
+
+Usage: scripts/calibrate.py [CASES_DIR | --cases=DIR] [--family=F] [--write]
+       scripts/calibrate.py --holdout [--jobs=N]   leave-one-source-out cross-validation
+Needs build/strata (or $STRATA).
 """
-import math, os, re, subprocess, sys, csv, io
+import csv, io, math, os, re, shutil, subprocess, sys, tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STRATA = os.environ.get("STRATA", os.path.join(ROOT, "build", "strata"))
-CASES = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else os.path.join(ROOT, "tests/validation/public")
-WRITE = "--write" in sys.argv
+PRESETS = os.path.join(ROOT, "presets")
 
-# family -> the preset files that carry its constants
+# family -> the preset files that carry its constants (the first one is read)
 FAMILIES = {
     "V100": ["v100.yaml"],
     "A100": ["dgx-a100-40g.yaml", "dgx-a100-80g.yaml"],
@@ -23,96 +28,171 @@ KEYS = ["gemm", "gemm_half", "fp8_gemm", "grouped_gemm", "flash", "hbm", "layer_
 BOUNDS = {"gemm": (0.2, 0.95), "fp8_gemm": (0.1, 0.95), "grouped_gemm": (0.1, 1.0), "gemm_half": (0, 512), "flash": (0.1, 0.9), "hbm": (0.3, 0.95),
           "layer_us": (0, 500), "coll_intra": (0.3, 1.0), "coll_inter": (0.3, 1.0), "dp_overlap": (0, 1),
           "tp_overlap": (0, 1), "contention": (0, 1), "step_ms": (0, 2000)}
+STEPS = ((0.5, 0.7, 1.4, 2.0), (0.8, 0.9, 1.1, 1.25), (0.95, 0.97, 1.03, 1.05))
+EFF_BLOCK = r"^efficiency:\n(?:  .*\n)+"
 
 def family_of(device):
     m = re.match(r"[^A-Za-z0-9]*([A-Za-z0-9]+)", device)
     return m.group(1).upper() if m else ""
 
+def fmt(v):
+    return ("%.3g" % v) if abs(v) < 1000 else ("%d" % v)
+
 def read_eff(path):
-    eff = {}
-    txt = open(path).read()
-    m = re.search(r"^efficiency:\n((?:  .*\n)+)", txt, re.M)
-    if m:
-        for line in m.group(1).splitlines():
-            k, v = line.strip().split(":", 1)
-            eff[k] = float(v.split("#")[0])
-    return eff
+    m = re.search(EFF_BLOCK, open(path).read(), re.M)
+    lines = m.group(0).splitlines()[1:] if m else []
+    return {k.strip(): float(v.split("#")[0]) for k, v in (l.split(":", 1) for l in lines)}
 
 def write_eff(path, eff):
+    """Replace (or append) the efficiency block; eff=None removes it (neutral defaults)."""
     txt = open(path).read()
-    block = "efficiency:\n" + "".join("  %s: %s\n" % (k, fmt(v)) for k, v in eff.items())
-    if re.search(r"^efficiency:\n(?:  .*\n)+", txt, re.M):
-        txt = re.sub(r"^efficiency:\n(?:  .*\n)+", block, txt, flags=re.M)
+    block = "" if eff is None else "efficiency:\n" + "".join("  %s: %s\n" % (k, fmt(v)) for k, v in eff.items())
+    if re.search(EFF_BLOCK, txt, re.M):
+        txt = re.sub(EFF_BLOCK, block, txt, flags=re.M)
     else:
         txt = txt.rstrip("\n") + "\n" + block
     open(path, "w").write(txt)
 
-def fmt(v):
-    return ("%.3g" % v) if abs(v) < 1000 else ("%d" % v)
+def load_cases(cases_dir):
+    """[(id, family, path)] for every case file."""
+    out = []
+    for f in sorted(os.listdir(cases_dir)):
+        path = os.path.join(cases_dir, f)
+        txt = open(path).read()
+        dev, cid = re.search(r"^  device:\n    name: (\S+)", txt, re.M), re.search(r"^id: (\S+)", txt, re.M)
+        if dev and cid:
+            out.append((cid.group(1), family_of(dev.group(1)), path))
+    return out
 
-def run():
-    out = subprocess.run([STRATA, "validate", CASES, "--csv"], capture_output=True, text=True).stdout
-    rows = list(csv.DictReader(io.StringIO(out)))
-    return rows
+class Sandbox:
+    """A private copy of presets/ that strata reads through $STRATA_DATA."""
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="strata-cal-")
+        shutil.copytree(PRESETS, os.path.join(self.dir, "presets"))
+    def set_eff(self, family, eff):
+        for f in FAMILIES[family]:
+            write_eff(os.path.join(self.dir, "presets", "clusters", f), eff)
+    def validate(self, files):
+        if not files:
+            return []
+        env = dict(os.environ, STRATA_DATA=self.dir)
+        out = subprocess.run([STRATA, "validate", *files, "--csv"], capture_output=True, text=True, env=env).stdout
+        return [r for r in csv.DictReader(io.StringIO(out)) if r["has_step"] == "1"]
+    def close(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
 
-def case_family():
-    fam = {}
-    for f in os.listdir(CASES):
-        txt = open(os.path.join(CASES, f)).read()
-        m = re.search(r"^  device:\n    name: (\S+)", txt, re.M)
-        cid = re.search(r"^id: (\S+)", txt, re.M)
-        if m and cid:
-            fam[cid.group(1)] = family_of(m.group(1))
-    return fam
-
-def score(rows, fam, family):
-    e = sorted(abs(math.log(float(r["pred_step_s"]) / float(r["exp_step_s"])))
-               for r in rows if r["has_step"] == "1" and fam.get(r["id"]) == family)
+def objective(rows):
+    e = sorted(abs(math.log(float(r["pred_step_s"]) / float(r["exp_step_s"]))) for r in rows)
     if not e:
-        return 0, 0
-    med = e[len(e) // 2]
-    p90 = e[min(len(e) - 1, int(math.ceil(0.9 * len(e))) - 1)]
-    return med + p90, len(e)
+        return 0
+    return e[len(e) // 2] + e[min(len(e) - 1, int(math.ceil(0.9 * len(e))) - 1)]
+
+def fit(box, family, eff, files, log=None):
+    """Coordinate search with shrinking multiplicative steps until nothing improves."""
+    box.set_eff(family, eff)
+    best = objective(box.validate(files))
+    if log:
+        log("%s: %d cases, start objective %.4f" % (family, len(files), best))
+    for mults in STEPS:
+        improved = True
+        while improved:
+            improved = False
+            for k in (k for k in KEYS if k in eff):
+                for mult in mults:
+                    trial = dict(eff)
+                    v = trial[k] * mult if trial[k] else (10 if k in ("layer_us", "gemm_half", "step_ms") else 0.1)
+                    trial[k] = min(BOUNDS[k][1], max(BOUNDS[k][0], v))
+                    if trial[k] == eff[k]:
+                        continue
+                    box.set_eff(family, trial)
+                    s = objective(box.validate(files))
+                    if s < best - 1e-4:
+                        best, eff, improved = s, trial, True
+        if log:
+            log("  steps %s: objective %.4f  %s" % (mults, best, {k: fmt(v) for k, v in eff.items() if k in KEYS}))
+    return eff
+
+def fit_and_predict(task):
+    """Fit `family` on its cases outside `held` (None: on all) and predict its cases of `held`."""
+    family, held, cases, source = task
+    train = [p for cid, fam, p in cases if fam == family and source[cid] != held]
+    test = [p for cid, fam, p in cases if fam == family and (held is None or source[cid] == held)]
+    box = Sandbox()
+    try:
+        start = read_eff(os.path.join(PRESETS, "clusters", FAMILIES[family][0]))
+        eff = fit(box, family, start, train) if train else None  # no training case: neutral defaults
+        box.set_eff(family, eff)
+        return family, held, box.validate(test) if test else [], eff is None
+    finally:
+        box.close()
+
+def rel_errors(rows):
+    return sorted(abs(float(r["pred_step_s"]) / float(r["exp_step_s"]) - 1) for r in rows)
+
+def med_p90(e):
+    """Median and nearest-rank p90, as `strata validate` reports them."""
+    if not e:
+        return float("nan"), float("nan")
+    n = len(e)
+    med = e[n // 2] if n % 2 else 0.5 * (e[n // 2 - 1] + e[n // 2])
+    return med, e[max(0, min(n - 1, int(math.ceil(0.9 * n)) - 1))]
+
+def holdout(cases, jobs):
+    box = Sandbox()
+    try:
+        source = {r["id"]: r["source"] for r in box.validate([p for _, _, p in cases])}
+    finally:
+        box.close()
+    cases = [c for c in cases if c[0] in source and c[1] in FAMILIES]
+    sources = sorted(set(source[cid] for cid, _, _ in cases))
+    tasks = [(fam, held, cases, source) for held in [None] + sources for fam in FAMILIES
+             if any(f == fam and (held is None or source[cid] == held) for cid, f, _ in cases)]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:  # the work is in the strata subprocesses
+        results = list(pool.map(fit_and_predict, tasks))
+    insample = {s: [] for s in sources}
+    held_out = {s: [] for s in sources}
+    neutral = {s: [] for s in sources}
+    for family, held, rows, untrained in results:
+        for r in rows:
+            (insample if held is None else held_out)[r["source"]].append(r)
+        if untrained and held is not None:
+            neutral[held].append(family)
+    pct = lambda e: "%6.1f%% %6.1f%%" % tuple(100 * x for x in med_p90(rel_errors(e)))
+    print("step time |error|: in-sample = constants fitted on all sources; held-out = fitted without the source")
+    print("%-16s %5s   %-15s   %s" % ("source", "cases", "in-sample", "held-out"))
+    print("%-16s %5s   %7s %7s   %7s %7s" % ("", "", "median", "p90", "median", "p90"))
+    for s in sources:
+        note = "  (%s: no other source, neutral defaults)" % ",".join(neutral[s]) if neutral[s] else ""
+        print("%-16s %5d   %s   %s%s" % (s, len(held_out[s]), pct(insample[s]), pct(held_out[s]), note))
+    every = lambda d: [r for s in sources for r in d[s]]
+    print("%-16s %5d   %s   %s" % ("all", len(every(held_out)), pct(every(insample)), pct(every(held_out))))
 
 def main():
-    fam = case_family()
-    presets = os.path.join(ROOT, "presets", "clusters")
-    only = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--family=")]
-    for family, files in FAMILIES.items():
-        if only and family not in only:
-            continue
-        paths = [os.path.join(presets, f) for f in files]
-        eff = read_eff(paths[0])
-        start = dict(eff)
-        best, n = score(run(), fam, family)
-        print("%s: %d cases, start objective %.4f" % (family, n, best))
-        # coordinate search with shrinking multiplicative steps until nothing improves
-        for mults in ((0.5, 0.7, 1.4, 2.0), (0.8, 0.9, 1.1, 1.25), (0.95, 0.97, 1.03, 1.05)):
-            improved = True
-            while improved:
-                improved = False
-                for k in KEYS:
-                    if k not in eff:
-                        continue
-                    for mult in mults:
-                        trial = dict(eff)
-                        v = trial[k] * mult if trial[k] else (10 if k in ("layer_us", "gemm_half", "step_ms") else 0.1)
-                        lo, hi = BOUNDS[k]
-                        trial[k] = min(hi, max(lo, v))
-                        if trial[k] == eff[k]:
-                            continue
-                        for p in paths:
-                            write_eff(p, trial)
-                        s, _ = score(run(), fam, family)
-                        if s < best - 1e-4:
-                            best, eff, improved = s, trial, True
-                    for p in paths:
-                        write_eff(p, eff)
-            print("  steps %s: objective %.4f  %s" % (mults, best, {k: fmt(v) for k, v in eff.items() if k in KEYS}))
-        if not WRITE:
-            for p in paths:
-                write_eff(p, start)
-            print("  (dry run: constants restored; pass --write to keep them)")
+    args = sys.argv[1:]
+    opt = lambda name: [a.split("=", 1)[1] for a in args if a.startswith("--%s=" % name)]
+    pos = [a for a in args if not a.startswith("-")]
+    cases_dir = (opt("cases") or pos or [os.path.join(ROOT, "tests/validation/public")])[0]
+    cases = load_cases(cases_dir)
+    if "--holdout" in args:
+        if "--write" in args:
+            sys.exit("calibrate.py: --holdout writes nothing; drop --write")
+        holdout(cases, int((opt("jobs") or [2])[0]))
+        return 0
+    only = opt("family")
+    box = Sandbox()
+    try:
+        for family, files in FAMILIES.items():
+            if only and family not in only:
+                continue
+            start = read_eff(os.path.join(PRESETS, "clusters", files[0]))
+            eff = fit(box, family, start, [p for _, fam, p in cases if fam == family], log=print)
+            if "--write" in args:
+                for f in files:
+                    write_eff(os.path.join(PRESETS, "clusters", f), eff)
+            else:
+                print("  (dry run: presets unchanged; pass --write to keep them)")
+    finally:
+        box.close()
     return 0
 
 if __name__ == "__main__":
