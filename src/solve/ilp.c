@@ -29,6 +29,8 @@ static void inst_free(ilp_inst *in)
 	free(in->pre);
 	free(in->opt);
 	free(in->warm);
+	free(in->dp_cut);
+	free(in->dp_rng);
 	ilp_knap_free(&in->knap);
 }
 
@@ -205,7 +207,18 @@ static int extract(ilp_inst *in, const int *chosen, ilp_result *r)
 	ilp_mix mix[EVAL_MAX_STAGES];
 	ilp_price pr[EVAL_MAX_STAGES];
 	memset(mix, 0, sizeof(ilp_mix) * p);
-	if (in->chunk_model) {
+	if (in->round_model) {
+		/* round 0's chunk as chosen; the tail shared evenly among the later chunks */
+		for (int st = 0; st < p; st++) {
+			const ilp_opt *o = &in->opt[chosen[st]];
+			mix[st] = o->mix;
+			r->chunk_layers[st] = (int16_t)(o->b - o->a);
+			int sh[STRAT_MAX_CHUNKS + 1];
+			ilp_tail_split(in, st, o->tail, sh);
+			for (int c = 1; c < in->v; c++)
+				r->chunk_layers[c * p + st] = (int16_t)sh[c];
+		}
+	} else if (in->chunk_model) {
 		for (int j = 0; j < P; j++) {
 			const ilp_opt *o = &in->opt[chosen[j]];
 			r->chunk_layers[j] = (int16_t)(o->b - o->a);
@@ -316,7 +329,7 @@ int ilp_solve_costs(const model_t *m, const eval_costs *ec, const strategy_t *ba
 		goto out;
 	}
 	r->options = in.nopt;
-	int units = in.chunk_model ? in.P : in.p;
+	int units = ilp_units(&in);
 	chosen = malloc((size_t)units * sizeof *chosen);
 	if (!chosen) {
 		snprintf(r->why, sizeof r->why, "out of memory");
@@ -327,7 +340,8 @@ int ilp_solve_costs(const model_t *m, const eval_costs *ec, const strategy_t *ba
 		r->status = prm->cancel && atomic_load(prm->cancel) ? ILP_CANCELLED : ILP_TIMEOUT;
 		goto out;
 	}
-	if (in.nopt == 0 || (!in.chunk_model && !prm->no_dp && !in.warm)) {
+	/* no options, or a DP that searched everything found no plan */
+	if (in.nopt == 0 || (!in.chunk_model && !prm->no_dp && !in.warm) || (in.dp_exact && !in.dp_cut)) {
 		say_infeasible(&in, r);
 		goto out;
 	}

@@ -49,6 +49,9 @@ typedef struct {
 	void *user;
 	int no_dp;                  /* tests: no DP bounds, prune or warm start (plain ILP) */
 	int chunk_model;            /* tests: always the chunk-level model */
+	int dp_starts;              /* tests: the chunk DP enumerates round starts even when the
+	                             * rounds form applies (docs/ilp.md) */
+	long dp_work;               /* tests: the chunk DP's work limit (0: its default) */
 } ilp_params;
 
 /* One stage of the refined plan (per micro-batch, per device). */

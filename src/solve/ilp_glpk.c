@@ -3,7 +3,8 @@
  * Columns: one binary per option, Tmax >= every stage time, Z >= the zero-bubble hinge
  * argument, and (chunk model) W_s >= the largest transient buffer of stage s's chunks.
  * Rows: path conservation per unit and position (each unit picks one option, units
- * chain a -> b), stage time <= Tmax, chunk-model memory and layer-count rows, and the
+ * chain a -> b), stage time <= Tmax, chunk-model memory and layer-count rows, the round
+ * model's layer count (round 0's path ends anywhere; the tails take the rest), and the
  * DP's lower bound when it is exact. Memory rows are in units of the budget so GLPK
  * sees coefficients near 1 (bytes would be 1e10, and its tolerances absolute).
  *
@@ -106,9 +107,9 @@ static int remaining_ms(ilp_inst *in)
 /* Build the rows and columns; returns the column count or -1 (out of memory). */
 static int build(ilp_inst *in, glp_prob *lp, trip_t *t, int *col_tmax, int *col_z, int *col_w)
 {
-	const int n = in->nopt, p = in->p, U = in->chunk_model ? in->P : p, W = in->L + 1;
+	const int n = in->nopt, p = in->p, U = ilp_units(in), W = in->L + 1;
 	const ilp_form *f = &in->form;
-	const int chunk = in->chunk_model;
+	const int chunk = in->chunk_model && !in->round_model;
 	int ncol = n + 1 + (f->cZ > 0) + (chunk ? p : 0);
 	glp_add_cols(lp, ncol);
 	for (int i = 0; i < n; i++)
@@ -203,9 +204,15 @@ static int build(ilp_inst *in, glp_prob *lp, trip_t *t, int *col_tmax, int *col_
 					put(t, rc, i + 1, in->opt[i].b - in->opt[i].a);
 		}
 	}
+	if (in->round_model) { /* round 0's path ends anywhere: the tails take the rest */
+		int rn = glp_add_rows(lp, 1);
+		glp_set_row_bnds(lp, rn, GLP_FX, in->L, in->L);
+		for (int i = 0; i < n; i++)
+			put(t, rn, i + 1, in->opt[i].b - in->opt[i].a + in->opt[i].tail);
+	}
 	if (in->lb > 0) { /* the DP's exact optimum as a cut: the LP bound meets the incumbent */
 		int rl = glp_add_rows(lp, 1);
-		glp_set_row_bnds(lp, rl, GLP_LO, in->lb * (1 - 1e-9), 0);
+		glp_set_row_bnds(lp, rl, GLP_LO, in->lb * (1 - 1e-9) - f->cS * gconst, 0);
 		put(t, rl, *col_tmax, f->cM);
 		if (*col_z)
 			put(t, rl, *col_z, f->cZ);
@@ -215,24 +222,36 @@ static int build(ilp_inst *in, glp_prob *lp, trip_t *t, int *col_tmax, int *col_
 	return t->oom ? -1 : ncol;
 }
 
-/* Column values of the warm plan (stage model). */
-static double *warm_values(ilp_inst *in, int ncol, int col_tmax, int col_z)
+/* Column values of the warm plan: one option per unit, Tmax and Z as they follow, and
+ * (chunk model) each stage's largest transient buffer. */
+static double *warm_values(ilp_inst *in, int ncol, int col_tmax, int col_z, int col_w)
 {
 	if (!in->warm)
 		return NULL;
 	double *x = calloc((size_t)ncol + 1, sizeof *x);
 	if (!x)
 		return NULL;
-	double tmax = 0, g = 0;
-	for (int s = 0; s < in->p; s++) {
-		const ilp_opt *o = &in->opt[in->warm[s]];
-		x[in->warm[s] + 1] = 1;
-		tmax = o->T > tmax ? o->T : tmax;
-		g += o->g;
+	const int p = in->p, U = ilp_units(in), chunk = in->chunk_model && !in->round_model;
+	double t[EVAL_MAX_STAGES], g = 0;
+	const double unit = in->ec->budget > 0 && isfinite(in->ec->budget) ? in->ec->budget : 1;
+	for (int s = 0; s < p; s++) {
+		t[s] = chunk ? in->cst[s].f + in->cst[s].b : 0;
+		g += chunk ? ilp_form_g(&in->form, &in->cst[s]) : 0;
 	}
-	x[col_tmax] = tmax > in->tau_lb ? tmax : in->tau_lb;
+	for (int u = 0; u < U; u++) {
+		const ilp_opt *o = &in->opt[in->warm[u]];
+		x[in->warm[u] + 1] = 1;
+		t[o->st] += o->T;
+		g += o->g;
+		if (col_w && o->q.work / unit > x[col_w + o->st])
+			x[col_w + o->st] = o->q.work / unit;
+	}
+	double tmax = in->tau_lb;
+	for (int s = 0; s < p; s++)
+		tmax = t[s] > tmax ? t[s] : tmax;
+	x[col_tmax] = tmax;
 	if (col_z)
-		x[col_z] = g / in->p > 0 ? g / in->p : 0;
+		x[col_z] = g / p > 0 ? g / p : 0;
 	return x;
 }
 
@@ -281,7 +300,7 @@ static int run(ilp_inst *in, int *chosen, double *obj, double *bound, double *ga
 	}
 	in->nrows = glp_get_num_rows(lp);
 	glp_load_matrix(lp, c->t.n, c->t.ia, c->t.ja, c->t.ar);
-	c->cb.warm_x = warm_values(in, ncol, ct, cz);
+	c->cb.warm_x = warm_values(in, ncol, ct, cz, cw);
 
 	glp_smcp sp;
 	glp_init_smcp(&sp);
@@ -330,7 +349,7 @@ static int run(ilp_inst *in, int *chosen, double *obj, double *bound, double *ga
 	else
 		snprintf(why, whylen, "GLPK branch-and-bound failed (code %d, status %d)", rc, ms);
 	if (ms == GLP_OPT || ms == GLP_FEAS) {
-		for (int u = 0; u < (in->chunk_model ? in->P : in->p); u++)
+		for (int u = 0; u < ilp_units(in); u++)
 			chosen[u] = -1;
 		for (int i = 0; i < in->nopt; i++)
 			if (glp_mip_col_val(lp, i + 1) > 0.5)

@@ -77,12 +77,15 @@ int ilp_knap_combine(ilp_knap *k, const int *kinds, int nk, const int *nfree, il
 
 /* One choice of the model: a stage (stage model) or a chunk (chunk model) holding layers
  * [a, b) with a recompute mix. On the stage model of a single-kind pipeline with vpp > 1
- * a and b are cumulative layer counts ("virtual" positions): only the count matters. */
+ * a and b are cumulative layer counts ("virtual" positions): only the count matters. On
+ * the round model (the chunk model when everything after round 0 is one kind) a stage
+ * holds [a, b) in round 0 and `tail` layers in its later chunks. */
 typedef struct {
 	int st, unit;  /* stage; flow unit (stage or chunk index) */
 	int a, b;
+	int tail;      /* round model: layers in the stage's chunks of rounds 1.. (all of one kind) */
 	ilp_mix mix;   /* everything it holds (pinned layers included) */
-	ilp_price q;   /* stage model: the whole stage; chunk model: the chunk's share */
+	ilp_price q;   /* stage and round model: the whole stage; chunk model: the chunk's share */
 	double T, g;   /* seconds per micro-batch; term of the makespan's sum */
 } ilp_opt;
 
@@ -105,6 +108,14 @@ typedef struct {
 	ilp_price cst[EVAL_MAX_STAGES]; /* chunk model: each stage's empty price (constants) */
 	double tau_max, tau_lb, ub, lb; /* bounds; ub/lb INFINITY/0 when unknown */
 	int *warm;         /* a known solution: option per unit (or NULL) */
+	int *dp_cut;       /* chunk model: cut positions (P + 1) of the chunk DP's plan, or NULL */
+	int dp_exact;      /* chunk model: the DP's plan is proven optimal (in->lb = in->ub) */
+	int *dp_rng;       /* chunk model: sorted stages that can be on an optimal plan (or NULL), four ints
+	                    * each: (chunk, a, b, 0), or with dp_rounds (stage, a, b, tail layers) */
+	int dp_nrng, dp_rounds;
+	int round_model;   /* the chunk model posed per stage: round 0's chunk and a tail count */
+	int tail_last;     /* rounds form: layers of a suffix pinned to the last stage (or 0) */
+	double g0;         /* chunk model: least sum of g of any plan (no recomputation) */
 	struct timespec t0;
 	int stop;          /* cancelled or out of time while preparing */
 } ilp_inst;
@@ -115,8 +126,38 @@ static inline int ilp_cnt(const ilp_inst *in, int pk, int a, int b)
 	return in->pre[pk * (in->L + 1) + b] - in->pre[pk * (in->L + 1) + a];
 }
 
+/* Flow units of the model: chunks (chunk model) or stages. */
+static inline int ilp_units(const ilp_inst *in)
+{
+	return in->chunk_model && !in->round_model ? in->P : in->p;
+}
+
+/* Rounds form: how stage st's t tail layers go to its chunks of rounds 1 .. v-1 (out[1 ..
+ * v-1]): evenly, except that the last chunk holds a suffix pinned to the last stage. The
+ * price is the same whatever the shares, as the tail is of one kind. */
+static inline void ilp_tail_split(const ilp_inst *in, int st, int t, int *out)
+{
+	const int v = in->v;
+	int last = st == in->p - 1 && in->tail_last > t / (v - 1) + (v - 2 < t % (v - 1)) ? in->tail_last : 0;
+	int rest = last ? t - last : t, n = last ? v - 2 : v - 1;
+	for (int i = 1; i <= n; i++)
+		out[i] = rest / n + (i - 1 < rest % n);
+	if (last)
+		out[v - 1] = last;
+}
+
 /* Layers of [a, b) by kind: pinned ones per mode, free ones (MTP added when last). */
 void ilp_range_counts(const ilp_inst *in, int a, int b, int last, int (*fixed)[RC_COUNT], int *nfree);
+/* 1: [a, b) may go on (a chunk of) stage st as far as stage pins go; 0: not this b, a
+ * longer range may do; -1: no longer range can. */
+int ilp_stage_pins_ok(const ilp_inst *in, int st, int a, int b);
+/* Chunk model: the exact DP over chunk boundaries (ilp_cdp.c). Sets ub, tau_max, tau_lb,
+ * g0, dp_cut and, when every start was searched, lb and dp_exact. 0, or -1 when out
+ * of memory. */
+int ilp_chunk_dp(ilp_inst *in);
+/* Chunk model, after the options are built: drop those the DP's bounds exclude, add the
+ * DP's chunks as options if missing and set warm. 0, or -1 when out of memory. */
+int ilp_chunk_warm(ilp_inst *in);
 /* Enumerate the options (and, on the stage model, run the DP bounds); 0, -1 on error. */
 int ilp_build_options(ilp_inst *in, char *why, size_t whylen);
 /* Solve the model in GLPK; fills chosen[unit] with option indices. Returns an

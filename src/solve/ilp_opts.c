@@ -10,7 +10,11 @@
  * Chunk model (vpp > 1 with kinds or pins that make chunk positions matter): an option is
  * "chunk j holds [a, b) with this recompute choice of its free layers"; a stage's memory
  * and time are sums over its chunks, so the knapsack is left to the ILP (per-chunk
- * Pareto points of bytes saved vs. seconds added are its columns). */
+ * Pareto points of bytes saved vs. seconds added are its columns). The chunk DP
+ * (ilp_cdp.c) runs first: its plan is the warm start, its bounds prune the options and,
+ * when its rounds form applies and it was exhaustive, the model is posed per stage
+ * instead (the round model: round 0's chunk and a count of tail layers, with the
+ * knapsack's mix, like the stage model). */
 #include "solve/ilp_int.h"
 
 #include <math.h>
@@ -68,7 +72,7 @@ void ilp_range_counts(const ilp_inst *in, int a, int b, int last, int (*fixed)[R
  * longer range may do; -1: no longer range can. A stage model range must hold every
  * layer pinned to its stage. On the chunk model a pinned block lies wholly inside one
  * chunk of its stage, since the chunks between two chunks of a stage are not empty. */
-static int stage_pins_ok(const ilp_inst *in, int st, int a, int b)
+int ilp_stage_pins_ok(const ilp_inst *in, int st, int a, int b)
 {
 	if (!in->has_stage_pins)
 		return 1;
@@ -163,7 +167,7 @@ static int stage_options(ilp_inst *in)
 					break;
 				if (want >= 0 && b - a != want)
 					continue;
-				int ok = in->virt ? 1 : stage_pins_ok(in, st, a, b);
+				int ok = in->virt ? 1 : ilp_stage_pins_ok(in, st, a, b);
 				if (ok < 0)
 					break;
 				if (!ok)
@@ -193,6 +197,41 @@ static int stage_options(ilp_inst *in)
 	return 0;
 }
 
+/* Chunk model: each stage's price when empty; a chunk's option holds its share over it. */
+static void chunk_consts(ilp_inst *in)
+{
+	ilp_mix empty;
+	memset(&empty, 0, sizeof empty);
+	for (int st = 0; st < in->p; st++)
+		ilp_price_stage(in->ec, in->nk, st, &empty, &in->cst[st]);
+}
+
+/* The option of chunk j holding [a, b) with mix x: its share of its stage's time, g and
+ * the memory that adds up over chunks (the transient buffer is W_s's, the constants the
+ * stage's). Returns the chunk's memory priced alone as a stage (it must fit by itself). */
+static double chunk_opt(const ilp_inst *in, int j, int a, int b, const ilp_mix *x, ilp_opt *o)
+{
+	const int st = j % in->p;
+	const ilp_price *c0 = &in->cst[st];
+	ilp_price q;
+	memset(o, 0, sizeof *o);
+	o->mix = *x;
+	ilp_price_stage(in->ec, in->nk, st, x, &q);
+	o->q.f = q.f - c0->f;
+	o->q.b = q.b - c0->b;
+	o->q.w = q.w - c0->w;
+	o->q.rc = q.rc;
+	o->q.work = q.work;
+	o->q.mem = q.mem - q.work - c0->mem;
+	o->st = st;
+	o->unit = j;
+	o->a = a;
+	o->b = b;
+	o->T = o->q.f + o->q.b;
+	o->g = ilp_form_g(&in->form, &o->q);
+	return q.mem;
+}
+
 static int chunk_options(ilp_inst *in)
 {
 	const int p = in->p, L = in->L, P = in->P, W = L + 1;
@@ -200,14 +239,9 @@ static int chunk_options(ilp_inst *in)
 	if (!reach)
 		return -1;
 	reach[0] = 1;
-	ilp_mix empty;
-	memset(&empty, 0, sizeof empty);
-	for (int st = 0; st < p; st++)
-		ilp_price_stage(in->ec, in->nk, st, &empty, &in->cst[st]);
 	int fixed[MODEL_MAX_KINDS][RC_COUNT], nfree[MODEL_MAX_KINDS];
 	for (int j = 0; j < P && !ilp_should_stop(in); j++) {
 		const int st = j % p;
-		const ilp_price *c0 = &in->cst[st];
 		for (int a = 0; a < L; a++) {
 			if (!reach[j * W + a])
 				continue;
@@ -215,7 +249,7 @@ static int chunk_options(ilp_inst *in)
 			for (int b = bmin; b <= bmax; b++) {
 				if (in->cnt_pin[st] >= 0 && b - a > in->cnt_pin[st] - (in->v - 1))
 					break;
-				int ok = stage_pins_ok(in, st, a, b);
+				int ok = ilp_stage_pins_ok(in, st, a, b);
 				if (ok < 0)
 					break;
 				if (!ok)
@@ -251,31 +285,18 @@ static int chunk_options(ilp_inst *in)
 								used = 0;
 						if (!used)
 							continue;
-						ilp_opt o;
-						memset(&o, 0, sizeof o);
+						ilp_mix x;
+						memset(&x, 0, sizeof x);
 						for (int k = 0; k < in->nk; k++) {
 							for (int mode = 0; mode < RC_COUNT; mode++)
-								o.mix.n[k][mode] = fixed[k][mode];
-							o.mix.n[k][RC_SELECTIVE] += c->sel[k];
-							o.mix.n[k][RC_FULL] += c->full[k];
-							o.mix.n[k][RC_NONE] += nfree[k] - c->sel[k] - c->full[k];
+								x.n[k][mode] = fixed[k][mode];
+							x.n[k][RC_SELECTIVE] += c->sel[k];
+							x.n[k][RC_FULL] += c->full[k];
+							x.n[k][RC_NONE] += nfree[k] - c->sel[k] - c->full[k];
 						}
-						ilp_price q;
-						ilp_price_stage(in->ec, in->nk, st, &o.mix, &q);
-						if (q.mem > in->ec->budget)
+						ilp_opt o;
+						if (chunk_opt(in, j, a, b, &x, &o) > in->ec->budget)
 							continue;
-						o.q.f = q.f - c0->f;
-						o.q.b = q.b - c0->b;
-						o.q.w = q.w - c0->w;
-						o.q.rc = q.rc;
-						o.q.work = q.work;
-						o.q.mem = q.mem - q.work - c0->mem; /* the part that adds up over chunks */
-						o.st = st;
-						o.unit = j;
-						o.a = a;
-						o.b = b;
-						o.T = o.q.f + o.q.b;
-						o.g = ilp_form_g(&in->form, &o.q);
 						if (add_opt(in, &o)) {
 							free(pts);
 							free(reach);
@@ -435,9 +456,218 @@ out:
 	return rc;
 }
 
+/* Least time (fwd + bwd, no recomputation) of one main layer: every chunk holds one. */
+static double least_layer_time(const ilp_inst *in)
+{
+	double t = INFINITY;
+	for (int l = 0; l < in->L; l++) {
+		const eval_kind_cost *q = &in->ec->kind[model_layer_kind(in->m, l)];
+		double tl = q->fwd + q->bwd + (in->rcpin[l] > 0 ? q->rc[in->rcpin[l]] : 0);
+		t = tl < t ? tl : t;
+	}
+	return t;
+}
+
+/* Is the option's chunk one the DP's bound passes found on a plan as good as its best
+ * (always, when they did not run)? */
+static int on_good_stage(const ilp_inst *in, const ilp_opt *o)
+{
+	if (!in->dp_rng)
+		return 1;
+	int lo = 0, hi = in->dp_nrng, key[4] = {o->unit, o->a, o->b, o->tail};
+	while (lo < hi) {
+		int mid = (lo + hi) / 2, c = 0;
+		for (int i = 0; i < 4 && !c; i++)
+			c = (in->dp_rng[4 * mid + i] > key[i]) - (in->dp_rng[4 * mid + i] < key[i]);
+		if (!c)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Round model: the option of stage st holding [a, b) in round 0 and t layers of the
+ * tail's kind in its later chunks, with the fastest mix that fits; -1 if nothing fits. */
+static int round_opt(ilp_inst *in, int st, int a, int b, int t, ilp_opt *o)
+{
+	int fixed[MODEL_MAX_KINDS][RC_COUNT], nfree[MODEL_MAX_KINDS];
+	ilp_range_counts(in, a, b, st == in->p - 1, fixed, nfree);
+	int k = model_layer_kind(in->m, in->L - 1), mode = in->rcpin[in->L - 1];
+	if (mode >= 0)
+		fixed[k][mode] += t;
+	else
+		nfree[k] += t;
+	memset(o, 0, sizeof *o);
+	if (ilp_knap_best(&in->knap, st, (const int(*)[RC_COUNT])fixed, nfree, &o->mix, &o->q))
+		return -1;
+	o->st = o->unit = st;
+	o->a = a;
+	o->b = b;
+	o->tail = t;
+	o->T = o->q.f + o->q.b;
+	o->g = ilp_form_g(&in->form, &o->q);
+	return 0;
+}
+
+/* Round model: one option per stage the DP's bound passes kept, and its plan as warm. */
+static int round_options(ilp_inst *in)
+{
+	const int p = in->p;
+	for (int i = 0; i < in->dp_nrng; i++) {
+		const int *r = &in->dp_rng[4 * i];
+		ilp_opt o;
+		if (round_opt(in, r[0], r[1], r[2], r[3], &o))
+			continue; /* cannot happen: the DP priced this stage the same way */
+		if (add_opt(in, &o))
+			return -1;
+	}
+	int *warm = malloc((size_t)p * sizeof *warm);
+	if (!warm)
+		return -1;
+	for (int s = 0; s < p; s++) {
+		int a = in->dp_cut[s], b = in->dp_cut[s + 1], t = 0;
+		for (int j = s + p; j < in->P; j += p)
+			t += in->dp_cut[j + 1] - in->dp_cut[j];
+		int at = -1;
+		for (int i = 0; i < in->nopt && at < 0; i++)
+			if (in->opt[i].unit == s && in->opt[i].a == a && in->opt[i].b == b && in->opt[i].tail == t)
+				at = i;
+		ilp_opt o;
+		if (at < 0 && !round_opt(in, s, a, b, t, &o)) {
+			if (add_opt(in, &o)) {
+				free(warm);
+				return -1;
+			}
+			at = in->nopt - 1;
+		}
+		if (at < 0) {
+			free(warm);
+			return 0;
+		}
+		warm[s] = at;
+	}
+	free(in->warm);
+	in->warm = warm;
+	return 0;
+}
+
+int ilp_chunk_warm(ilp_inst *in)
+{
+	const int p = in->p, P = in->P, v = in->v;
+	const ilp_form *f = &in->form;
+	/* drop options that no plan better than the DP's contains: the stage's other chunks
+	 * hold a layer each at least, and the rest of the pipeline recomputes nothing at best */
+	double tmin = least_layer_time(in), tmtp = 0;
+	if (in->mtp > 0) {
+		const eval_kind_cost *q = &in->ec->kind[in->mtp_kind];
+		tmtp = in->mtp * (q->fwd + q->bwd);
+	}
+	int n = 0;
+	for (int i = 0; i < in->nopt; i++) {
+		const ilp_opt *o = &in->opt[i];
+		double t = in->cst[o->st].f + in->cst[o->st].b + o->T + (v - 1) * tmin +
+			(o->st == p - 1 && o->unit != P - 1 ? tmtp : 0);
+		int fixed[MODEL_MAX_KINDS][RC_COUNT], nfree[MODEL_MAX_KINDS];
+		ilp_range_counts(in, o->a, o->b, o->unit == P - 1, fixed, nfree);
+		double rc = o->q.rc; /* recompute beyond the pinned modes (those are in g0) */
+		for (int k = 0; k < in->nk; k++)
+			rc -= fixed[k][RC_SELECTIVE] * in->ec->kind[k].rc[RC_SELECTIVE] +
+				fixed[k][RC_FULL] * in->ec->kind[k].rc[RC_FULL];
+		double lbv = f->cM * (t > in->tau_lb ? t : in->tau_lb) + ilp_form_h(f, in->g0 + f->gB * (rc > 0 ? rc : 0));
+		if (t <= in->tau_max && lbv <= in->ub * (1 + 1e-9) && on_good_stage(in, o))
+			in->opt[n++] = *o;
+	}
+	in->nopt = n;
+	prune_dead(in, P);
+	/* the DP's plan as options: each stage's fastest fitting mix, its free selective and
+	 * full layers handed to the stage's chunks in order */
+	int *warm = malloc((size_t)P * sizeof *warm);
+	if (!warm)
+		return -1;
+	for (int s = 0; s < p; s++) {
+		int fx[MODEL_MAX_KINDS][RC_COUNT], nf[MODEL_MAX_KINDS], fixed[MODEL_MAX_KINDS][RC_COUNT],
+			nfree[MODEL_MAX_KINDS], sel[MODEL_MAX_KINDS], full[MODEL_MAX_KINDS];
+		memset(fx, 0, sizeof fx);
+		memset(nf, 0, sizeof nf);
+		for (int j = s; j < P; j += p) {
+			ilp_range_counts(in, in->dp_cut[j], in->dp_cut[j + 1], j == P - 1, fixed, nfree);
+			for (int k = 0; k < in->nk; k++) {
+				nf[k] += nfree[k];
+				for (int mode = 0; mode < RC_COUNT; mode++)
+					fx[k][mode] += fixed[k][mode];
+			}
+		}
+		ilp_mix mix;
+		ilp_price q;
+		if (ilp_knap_best(&in->knap, s, (const int(*)[RC_COUNT])fx, nf, &mix, &q)) {
+			free(warm); /* cannot happen: the DP priced this stage the same way */
+			return 0;
+		}
+		for (int k = 0; k < in->nk; k++) {
+			sel[k] = mix.n[k][RC_SELECTIVE] - fx[k][RC_SELECTIVE];
+			full[k] = mix.n[k][RC_FULL] - fx[k][RC_FULL];
+		}
+		for (int j = s; j < P; j += p) {
+			int a = in->dp_cut[j], b = in->dp_cut[j + 1];
+			ilp_range_counts(in, a, b, j == P - 1, fixed, nfree);
+			ilp_mix x;
+			memset(&x, 0, sizeof x);
+			for (int k = 0; k < in->nk; k++) {
+				int nfu = full[k] < nfree[k] ? full[k] : nfree[k];
+				int nse = sel[k] < nfree[k] - nfu ? sel[k] : nfree[k] - nfu;
+				for (int mode = 0; mode < RC_COUNT; mode++)
+					x.n[k][mode] = fixed[k][mode];
+				x.n[k][RC_FULL] += nfu;
+				x.n[k][RC_SELECTIVE] += nse;
+				x.n[k][RC_NONE] += nfree[k] - nfu - nse;
+				full[k] -= nfu;
+				sel[k] -= nse;
+			}
+			ilp_opt o;
+			chunk_opt(in, j, a, b, &x, &o);
+			int at = -1;
+			for (int i = 0; i < in->nopt && at < 0; i++) {
+				const ilp_opt *e = &in->opt[i];
+				if (e->unit == j && e->a == a && e->b == b && !memcmp(&e->mix, &x, sizeof x))
+					at = i;
+			}
+			if (at < 0) {
+				if (add_opt(in, &o)) {
+					free(warm);
+					return -1;
+				}
+				at = in->nopt - 1;
+			}
+			warm[j] = at;
+		}
+	}
+	free(in->warm);
+	in->warm = warm;
+	return 0;
+}
+
 int ilp_build_options(ilp_inst *in, char *why, size_t whylen)
 {
-	int rc = in->chunk_model ? chunk_options(in) : stage_options(in);
+	int rc;
+	if (in->chunk_model) {
+		chunk_consts(in);
+		rc = in->prm->no_dp || ilp_should_stop(in) ? 0 : ilp_chunk_dp(in);
+		if (!rc && in->dp_rng && in->dp_rounds) {
+			in->round_model = 1; /* the DP's rounds form, posed per stage */
+			rc = round_options(in);
+		} else {
+			/* a DP that searched everything and found nothing has proven there is no plan */
+			if (!rc && !(in->dp_exact && !in->dp_cut))
+				rc = chunk_options(in);
+			if (!rc && in->dp_cut)
+				rc = ilp_chunk_warm(in);
+		}
+	} else {
+		rc = stage_options(in);
+	}
 	if (rc) {
 		snprintf(why, whylen, "out of memory while building the ILP");
 		return -1;

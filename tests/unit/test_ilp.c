@@ -196,13 +196,73 @@ static double now_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
-/* The chunk model of DeepSeek-V3 with vpp=2 is the slow case: limits must hold. */
+/* DeepSeek-V3 with vpp > 1 (dense-then-MoE layers): the chunk model. The chunk DP solves
+ * it exactly and GLPK confirms at the root; the plan written back evaluates as predicted. */
+static void test_chunk_model(void)
+{
+	static const char *strats[] = {
+		"tp: 1, pp: 16, vpp: 2, ep: 64, micro_batch: 1, schedule: interleaved, global_batch: 4096, seq_length: 4096",
+		"tp: 1, pp: 8, vpp: 3, ep: 64, micro_batch: 1, schedule: interleaved, global_batch: 4096, seq_length: 4096",
+		"tp: 1, pp: 8, vpp: 2, ep: 64, micro_batch: 1, schedule: interleaved, global_batch: 4096, seq_length: 4096",
+	};
+	char text[512], name[200];
+	for (size_t i = 0; i < sizeof strats / sizeof strats[0]; i++) {
+		snprintf(text, sizeof text, "model: deepseek-v3\ncluster: h800\ndevices: 2048\nstrategy: {%s}\n", strats[i]);
+		if (load(text))
+			continue;
+		strategy_t s = plan.strategy;
+		ilp_params prm = {0};
+		prm.time_limit_ms = 60000;
+		int st = ilp_solve(&plan.model, &plan.cluster, plan.devices, &s, 0, NULL, &prm, &res);
+		snprintf(name, sizeof name, "chunk model: deepseek-v3 pp%d vpp%d is proven optimal with no gap", s.pp, s.vpp);
+		if (!CHECK(st == ILP_OPTIMAL && res.gap == 0, name))
+			printf("  status %s (%s), gap %g, %.1f ms\n", ilp_status_name(st), res.why, res.gap, res.solve_ms);
+		/* the even split with no recomputation does not fit these budgets: the plan must */
+		int fit = res.have_plan && eval_costs_get(&plan.model, &plan.cluster, plan.devices, &s, 0, &ec, name,
+				sizeof name) == 0;
+		for (int k = 0; k < res.stages && fit; k++)
+			fit = res.st[k].mem <= ec.budget;
+		snprintf(name, sizeof name, "chunk model: deepseek-v3 pp%d vpp%d plan fits where the even split does not", s.pp,
+				s.vpp);
+		CHECK(fit && !res.even_fits, name);
+		int rc = ilp_apply(&res, &s);
+		snprintf(name, sizeof name, "chunk model: deepseek-v3 pp%d vpp%d plan writes back", s.pp, s.vpp);
+		CHECK(rc == 0, name);
+		if (rc == 0 && eval_run(&plan.model, &plan.cluster, plan.devices, &s, 0, &ev2) == 0) {
+			int same = 1;
+			for (int k = 0; k < res.stages; k++)
+				same &= ev2.mem[k].layers == res.st[k].layers &&
+					fabs(ev2.mem[k].total - res.st[k].mem) <= 1e-9 * res.st[k].mem &&
+					fabs(ev2.st[k].bwd - res.st[k].bwd) <= 1e-9 * res.st[k].bwd &&
+					fabs(ev2.st[k].fwd - res.st[k].fwd) <= 1e-9 * res.st[k].fwd;
+			snprintf(name, sizeof name, "chunk model: deepseek-v3 pp%d vpp%d eval_run has the ILP's layers, memory and time",
+					s.pp, s.vpp);
+			CHECK(same, name);
+			snprintf(name, sizeof name, "chunk model: deepseek-v3 pp%d vpp%d applied plan fits in eval_run", s.pp, s.vpp);
+			CHECK(ev2.fits, name);
+			snprintf(name, sizeof name, "chunk model: deepseek-v3 pp%d vpp%d eval_run's step is the ILP's (within 0.1%%)",
+					s.pp, s.vpp);
+			CHECK_NEAR(ev2.step, res.step, 1e-3, name);
+		}
+		ilp_free(&res);
+	}
+}
+
+/* The plain chunk model of DeepSeek-V3 with vpp=2 (no DP) is the slow case: limits must
+ * hold; and a limit too short even for the DP stops the solve too. */
 static void test_limits(void)
 {
 	if (load(PLAN("deepseek-v3", "h800", 2048, "tp: 1, pp: 16, vpp: 2, ep: 64, sp: false, "
 				"schedule: interleaved, global_batch: 16384, seq_length: 4096")))
 		return;
 	ilp_params prm = {0};
+	prm.time_limit_ms = 1;
+	double t1 = now_ms();
+	int s1 = ilp_solve(&plan.model, &plan.cluster, plan.devices, &plan.strategy, 0, NULL, &prm, &res);
+	CHECK(s1 == ILP_TIMEOUT || s1 == ILP_OPTIMAL, "time limit: 1 ms stops the DP-assisted solve (or it is done)");
+	CHECK(now_ms() - t1 < 1500, "time limit: 1 ms returns promptly");
+	ilp_free(&res);
+	prm.no_dp = 1;
 	prm.time_limit_ms = 300;
 	prm.progress = on_progress;
 	double t0 = now_ms();
@@ -269,6 +329,7 @@ int main(void)
 	test_consistency();
 	test_apply();
 	test_infeasible();
+	test_chunk_model();
 	test_limits();
 	return check_done();
 }
