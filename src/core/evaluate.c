@@ -11,6 +11,8 @@
  *    num_floating_point_operations (GQA, SwiGLU, MoE); MFU after Chowdhery et al. 2022;
  *  - in-flight micro-batches and bubbles per schedule: Megatron (1F1B, interleaved),
  *    Qi et al. 2024 (zero bubble, arXiv 2401.10241), DeepSeek-V3 DualPipe README.
+ * Each layer kind is priced at its own width and MLP type (model.h); the embedding, the LM
+ * head and their communication at the model's hidden_size.
  * No allocation and no I/O: the search and the TUI call this on every candidate/key. */
 #include "core/evaluate.h"
 #include "core/comm.h"
@@ -25,6 +27,7 @@
 /* Per-kind, per-micro-batch, per-device costs of one layer under the strategy. */
 typedef struct {
 	double p_dense, p_expert;       /* parameters held by one device */
+	double width;                   /* residual width of the kind */
 	double act[RC_COUNT];           /* activation bytes kept for backward */
 	double work;                    /* transient bytes while this layer runs backward */
 	double f_comp, b_in, b_w;       /* compute seconds: forward, input-grad, weight-grad */
@@ -80,13 +83,16 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 	const strategy_t *s = x->s;
 	const layer_kind *t = &m->kind[k];
 	const cluster_t *c = x->c;
-	double h = m->hidden, tp = s->tp, tok = x->tok, tsp = x->tok_sp;
+	/* h is this kind's width: every GEMM shape, stored tensor and collective below that
+	 * scales with the residual stream scales with it */
+	double h = model_kind_hidden(m, k), tp = s->tp, tok = x->tok, tsp = x->tok_sp;
 	double heads_l = (double)t->heads / tp;
 	double kv_l = t->attn == ATTN_MLA ? heads_l : (t->kv_heads >= tp ? (double)t->kv_heads / tp : 1.0);
-	double g = m->gated ? 2.0 : 1.0;
+	double g = model_kind_gated(m, k) ? 2.0 : 1.0;
 	double hdrop = m->hidden_dropout > 0, adrop = m->attention_dropout > 0;
 	layer_params lp = model_layer_params(m, k);
 	memset(o, 0, sizeof *o);
+	o->width = h;
 
 	o->p_dense = (lp.attn + lp.mlp_dense + lp.experts_shared) / tp + lp.norms + lp.router + lp.extra / tp;
 	if (t->experts > 0)
@@ -332,6 +338,27 @@ double eval_default_budget_gib(const cluster_t *c)
 	return c->mem_gib - c->eff.reserve_gib;
 }
 
+/* Width of the larger side of the boundary before layer e (0 when neither side exists). */
+static int edge_width(const model_t *m, int e)
+{
+	int a = e - 1 >= 0 && e - 1 < m->layers ? model_layer_hidden(m, e - 1) : 0;
+	int b = e >= 0 && e < m->layers ? model_layer_hidden(m, e) : 0;
+	return a > b ? a : b;
+}
+
+/* Width of what a pipeline chunk of layers [lo, hi) sends and receives: the activation and
+ * its gradient cross its input edge (unless it starts the model) and its output edge
+ * (unless it ends it). Where the layers on the two sides of an edge differ in width, the
+ * wider side is priced: a projection between widths belongs to the model, as a layer kind
+ * of its own when it is described at all. */
+static double chunk_width(const model_t *m, int lo, int hi)
+{
+	int w = lo > 0 ? edge_width(m, lo) : 0;
+	int o = hi < m->layers ? edge_width(m, hi) : 0;
+	w = o > w ? o : w;
+	return w > 0 ? w : m->hidden;
+}
+
 static int reject(eval_result *r, const char *why)
 {
 	r->valid = 0;
@@ -386,6 +413,11 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 		pp_l.bw = c->net_gbps * 1e9 * c->eff.coll_inter;
 		pp_l.lat = c->net_lat_us * 1e-6;
 	}
+	/* P2P of one chunk, per direction; a model whose layers all have the model's width
+	 * prices every chunk alike, others per chunk at the width of its edges */
+	bool uniform = true;
+	for (int k = 0; k < m->nkinds; k++)
+		uniform = uniform && kc[k].width == h;
 	double p2p_bytes = x.tok * h * ACT_BYTES / x.sp_div;
 	double p2p = p > 1 ? comm_p2p(pp_l, p2p_bytes) : 0;
 
@@ -416,6 +448,7 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 		memset(tt, 0, sizeof *tt);
 		double pd = 0, pe = 0, act_mb = 0, work = 0, fl_model = 0, fl_hw = 0;
 		double f = 0, b = 0, w = 0, rc = 0, comp = 0, tpc = 0, cpc = 0, epc = 0;
+		double wst = 0, p2p_st = 0; /* widest layer and largest P2P message of the stage */
 		int layers = 0;
 		for (int ch = 0; ch < v; ch++) {
 			int lo, n;
@@ -469,10 +502,20 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 				fl_hw += nk * q->flops_model + rc_cnt[k][RC_FULL] * q->flops_fwd +
 					rc_cnt[k][RC_SELECTIVE] * q->flops_core;
 			}
+			if (!uniform) /* the widest layer kind of the stage sizes its TP workspace */
+				for (int k = 0; k < m->nkinds; k++)
+					if (rc_cnt[k][0] + rc_cnt[k][1] + rc_cnt[k][2] > 0 && kc[k].width > wst)
+						wst = kc[k].width;
 			if (p > 1) { /* one activation send and one gradient send per chunk */
-				f += p2p;
-				b += p2p;
-				tt->pp += 2 * p2p;
+				double ct = p2p;
+				if (!uniform) {
+					double cb = x.tok * chunk_width(m, lo, lo + n) * ACT_BYTES / x.sp_div;
+					ct = comm_p2p(pp_l, cb);
+					p2p_st = cb > p2p_st ? cb : p2p_st;
+				}
+				f += ct;
+				b += ct;
+				tt->pp += 2 * ct;
 			}
 		}
 		/* first stage: embedding; last stage: LM head, loss, final norm */
@@ -509,11 +552,17 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 		me->optimizer = pd * ob + pe * obe;
 		me->activations = nin * (act_mb + extra_act) + (st == p - 1 ? logits_bytes : 0);
 		/* act_mb covers all chunks of the stage; in-flight counts are in stage units */
-		double buf = work;
+		double buf = work, tp_w = h, p2p_buf = p2p_bytes;
+		if (!uniform) {
+			/* the embedding and the head work at the model's width, and so does a stage
+			 * without layers */
+			tp_w = (st == 0 || st == p - 1 || wst == 0) && h > wst ? h : wst;
+			p2p_buf = p2p_st;
+		}
 		if (s->tp > 1)
-			buf += x.tok * h * ACT_BYTES; /* gathered SP input / TP all-reduce workspace */
+			buf += x.tok * tp_w * ACT_BYTES; /* gathered SP input / TP all-reduce workspace */
 		if (p > 1)
-			buf += 2 * p2p_bytes;
+			buf += 2 * p2p_buf;
 		if (s->zero == 3) {
 			/* FSDP keeps the current and the prefetched unit unsharded (bf16 params and
 			 * their gradients before reduce-scatter) */
@@ -721,8 +770,22 @@ int eval_costs_get(const model_t *m, const cluster_t *c, int devices, const stra
 	int pp_in_node = (long long)s->tp * s->cp * s->dp * 2 <= c->node_devices;
 	pp_l.bw = pp_in_node ? c->node_gbps * 1e9 * c->eff.coll_intra : c->net_gbps * 1e9 * c->eff.coll_inter;
 	pp_l.lat = pp_in_node ? 2e-6 : c->net_lat_us * 1e-6;
-	double p2p_bytes = x.tok * h * ACT_BYTES / x.sp_div;
+	/* These costs hold for any split, so with layer kinds of several widths P2P is priced
+	 * at the narrowest (a lower bound on every chunk's transfer, which the search's time
+	 * bound needs; a constant per chunk, so it moves no split the ILP picks) and the stage
+	 * buffers at the widest (an upper bound, so the ILP's memory stays safe). */
+	double wmin = h, wmax = h;
+	if (!model_uniform(m)) {
+		wmin = model_kind_hidden(m, 0);
+		for (int k = 0; k < m->nkinds; k++) {
+			double kw = model_kind_hidden(m, k);
+			wmin = kw < wmin ? kw : wmin;
+			wmax = kw > wmax ? kw : wmax;
+		}
+	}
+	double p2p_bytes = x.tok * wmin * ACT_BYTES / x.sp_div;
 	o->p2p = p > 1 ? comm_p2p(pp_l, p2p_bytes) : 0;
+	double p2p_buf = x.tok * wmax * ACT_BYTES / x.sp_div;
 	double Vl = s->vocab_parallel ? V / tp : V, vocab_params = V * h / (s->vocab_parallel ? tp : 1);
 	double tp_head = s->tp > 1 ? comm_allreduce(x.tp_l, s->tp, x.tok * h * ACT_BYTES) * x.tp_exp : 0;
 	double heads = 1 + m->mtp_layers; /* each MTP module reuses the output head */
@@ -735,7 +798,7 @@ int eval_costs_get(const model_t *m, const cluster_t *c, int devices, const stra
 	o->head_bwd = heads * (2 * o->head_wgrad / heads + elem_t(&x, x.tok * Vl * 8.0) + tp_head);
 	o->head_params = (!m->tied || p > 1 || o->dualpipe) ? vocab_params : 0;
 	o->logits = x.tok * Vl * 6.0;
-	o->buffers = (s->tp > 1 ? x.tok * h * ACT_BYTES : 0) + (p > 1 ? 2 * p2p_bytes : 0) +
+	o->buffers = (s->tp > 1 ? x.tok * wmax * ACT_BYTES : 0) + (p > 1 ? 2 * p2p_buf : 0) +
 		(s->zero == 3 ? lmax * (2 * 2 + 4) : 0);
 	for (int st = 0; st < p; st++)
 		o->inflight[st] = inflight(s, st, mb);

@@ -70,11 +70,14 @@ typedef struct {
 	int pp, vpp, microbatches, schedule, dualpipe;
 	double budget;              /* bytes */
 	eval_kind_cost kind[MODEL_MAX_KINDS];
-	double p2p;                 /* seconds per chunk added to fwd and to bwd (pp > 1) */
+	double p2p;                 /* seconds per chunk added to fwd and to bwd (pp > 1); at the
+	                             * narrowest layer width when kinds differ in width (a lower
+	                             * bound: eval_run prices each chunk at the width of its edges) */
 	double emb_fwd, emb_bwd, emb_params, emb_act;   /* first stage: embedding (+ its acts per mb) */
 	double head_fwd, head_bwd, head_wgrad, head_params, logits; /* last stage: LM head(s), loss */
 	double wb, gb, ob, wbe, gbe, obe; /* bytes per dense / expert parameter: weights, grads, optimizer */
-	double buffers;             /* stage buffers besides the layers' work: TP, P2P, ZeRO-3 */
+	double buffers;             /* stage buffers besides the layers' work: TP, P2P, ZeRO-3; at the
+	                             * widest layer width when kinds differ (an upper bound) */
 	double inflight[EVAL_MAX_STAGES]; /* micro-batches of activations held, per stage */
 } eval_costs;
 

@@ -1,6 +1,8 @@
 /* model.c - parameter counting and construction of layer sequences.
  * Parameter formulas: Megatron-LM theoretical_memory_usage.py generalised to GQA, SwiGLU,
- * MoE (routed + shared experts, router) and MLA (DeepSeek-V2/V3 low-rank Q and KV). */
+ * MoE (routed + shared experts, router) and MLA (DeepSeek-V2/V3 low-rank Q and KV). A
+ * layer's matrices and norms are counted at its kind's width and MLP type; the embedding,
+ * LM head and final norm at the model's. */
 #include "core/model.h"
 #include "core/why.h"
 
@@ -27,6 +29,18 @@ int model_append(model_t *m, int k, int n)
 	return 0;
 }
 
+void model_set_globals(model_t *m, const model_config *c)
+{
+	m->hidden = c->hidden;
+	m->vocab = c->vocab;
+	m->gated = c->gated;
+	m->tied = c->tied;
+	m->biases = c->biases;
+	m->qkv_bias = c->qkv_bias;
+	m->hidden_dropout = c->hidden_dropout;
+	m->attention_dropout = c->attention_dropout;
+}
+
 int model_from_config(model_t *m, const model_config *c, char *why, size_t whylen)
 {
 	memset(m, 0, sizeof *m);
@@ -48,14 +62,7 @@ int model_from_config(model_t *m, const model_config *c, char *why, size_t whyle
 	if (c->mtp < 0 || c->mtp > 16)
 		return why_set(why, whylen, "%s must be between 0 and 16 (got %d)", "num_nextn_predict_layers", c->mtp);
 
-	m->hidden = c->hidden;
-	m->vocab = c->vocab;
-	m->gated = c->gated;
-	m->tied = c->tied;
-	m->biases = c->biases;
-	m->qkv_bias = c->qkv_bias;
-	m->hidden_dropout = c->hidden_dropout;
-	m->attention_dropout = c->attention_dropout;
+	model_set_globals(m, c);
 
 	layer_kind base = {0};
 	base.heads = c->heads;
@@ -143,6 +150,11 @@ int model_check(const model_t *m, char *why, size_t whylen)
 			return why_set(why, whylen, "model: experts, top-k and expert FFN size inconsistent (kind %d)", k);
 		if (t->shared < 0 || t->shared > 64)
 			return why_set(why, whylen, "model: shared experts out of range (kind %d)", k);
+		if (t->hidden < 0 || t->hidden > 1 << 20)
+			return why_set(why, whylen, "model: hidden_size of layer kind %d must be between 1 and %d (got %d)",
+					k, 1 << 20, t->hidden);
+		if (t->mlp < MLP_MODEL || t->mlp > MLP_PLAIN)
+			return why_set(why, whylen, "model: unknown MLP type %d (kind %d)", t->mlp, k);
 	}
 	return 0;
 }
@@ -173,10 +185,51 @@ void model_count_kinds(const model_t *m, int lo, int hi, int *cnt)
 	}
 }
 
+int model_layer_hidden(const model_t *m, int l)
+{
+	int k = model_layer_kind(m, l);
+	return k < 0 ? 0 : model_kind_hidden(m, k);
+}
+
+bool model_uniform(const model_t *m)
+{
+	for (int k = 0; k < m->nkinds; k++)
+		if (model_kind_hidden(m, k) != m->hidden || model_kind_gated(m, k) != m->gated)
+			return false;
+	return true;
+}
+
+bool model_kind_equal(const layer_kind *a, const layer_kind *b)
+{
+	return a->attn == b->attn && a->hidden == b->hidden && a->mlp == b->mlp && a->heads == b->heads &&
+		a->kv_heads == b->kv_heads && a->head_dim == b->head_dim && a->q_lora == b->q_lora &&
+		a->kv_lora == b->kv_lora && a->qk_nope == b->qk_nope && a->qk_rope == b->qk_rope &&
+		a->v_head == b->v_head && a->ffn == b->ffn && a->experts == b->experts && a->topk == b->topk &&
+		a->expert_ffn == b->expert_ffn && a->shared == b->shared && a->mtp == b->mtp;
+}
+
+bool model_equal(const model_t *a, const model_t *b)
+{
+	if (strcmp(a->name, b->name) || a->hidden != b->hidden || a->vocab != b->vocab || a->gated != b->gated ||
+			a->tied != b->tied || a->biases != b->biases || a->qkv_bias != b->qkv_bias ||
+			a->hidden_dropout != b->hidden_dropout || a->attention_dropout != b->attention_dropout ||
+			a->nkinds != b->nkinds || a->nruns != b->nruns || a->layers != b->layers ||
+			a->mtp_layers != b->mtp_layers)
+		return false;
+	for (int k = 0; k < a->nkinds; k++)
+		if (!model_kind_equal(&a->kind[k], &b->kind[k]))
+			return false;
+	for (int r = 0; r < a->nruns; r++)
+		if (a->run[r].kind != b->run[r].kind || a->run[r].count != b->run[r].count)
+			return false;
+	return true;
+}
+
 layer_params model_layer_params(const model_t *m, int k)
 {
 	const layer_kind *t = &m->kind[k];
-	double h = m->hidden;
+	const bool gated = model_kind_gated(m, k);
+	double h = model_kind_hidden(m, k);
 	layer_params p = {0};
 	if (t->attn == ATTN_MLA) {
 		double qk = t->qk_nope + t->qk_rope;
@@ -193,7 +246,7 @@ layer_params model_layer_params(const model_t *m, int k)
 		else if (m->qkv_bias)
 			p.attn += qd + 2 * kvd;
 	}
-	double mats = m->gated ? 3 : 2;
+	double mats = gated ? 3 : 2;
 	if (t->ffn > 0 && t->experts == 0) {
 		p.mlp_dense = mats * h * t->ffn;
 		if (m->biases)
@@ -205,7 +258,7 @@ layer_params model_layer_params(const model_t *m, int k)
 		p.router = h * t->experts;
 	}
 	/* two norms per layer: LayerNorm has scale and bias, RMSNorm only a scale */
-	p.norms = (m->gated ? 1 : 2) * 2 * h;
+	p.norms = (gated ? 1 : 2) * 2 * h;
 	if (t->mtp)
 		p.extra = 2 * h * h + 2 * h; /* eh_proj and the two input norms of an MTP module */
 	return p;

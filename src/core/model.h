@@ -13,9 +13,23 @@
 
 typedef enum { ATTN_GQA = 0, ATTN_MLA = 1 } attn_kind;
 
-/* One layer shape. GQA covers MHA (kv_heads == heads) and MQA (kv_heads == 1). */
+/* MLP type of a layer kind. MLP_MODEL (0, what a zeroed kind has) follows the model's
+ * gated flag; the others let an encoder of another family (a GELU ViT in front of a
+ * SwiGLU decoder) keep its own. The type also picks the norms: LayerNorm (scale and bias)
+ * for a plain MLP, RMSNorm (scale) for a gated one. */
+typedef enum { MLP_MODEL = 0, MLP_GATED = 1, MLP_PLAIN = 2 } mlp_kind;
+
+/* One layer shape. GQA covers MHA (kv_heads == heads) and MQA (kv_heads == 1).
+ *
+ * hidden is the width of the residual stream through layers of this kind; 0 means the
+ * model's hidden_size, so every model built without per-kind widths is what it was. Where
+ * consecutive layers differ in width, the projection between them is the model author's
+ * business: it costs nothing unless it is described as a layer kind of its own. The
+ * embedding and the LM head always have the model's hidden_size. */
 typedef struct {
 	int attn;                     /* attn_kind */
+	int hidden;                   /* residual width; 0 = the model's hidden_size */
+	int mlp;                      /* mlp_kind */
 	int heads, kv_heads, head_dim;
 	int q_lora, kv_lora, qk_nope, qk_rope, v_head; /* MLA (DeepSeek-V2/V3) */
 	int ffn;                      /* dense MLP width; 0 for a pure MoE layer */
@@ -60,10 +74,34 @@ typedef struct {
 	int mtp;
 } model_config;
 
+/* Residual width of layer kind k: its own hidden size, else the model's. (Inline: the
+ * evaluator asks per kind on every call.) */
+static inline int model_kind_hidden(const model_t *m, int k)
+{
+	return m->kind[k].hidden > 0 ? m->kind[k].hidden : m->hidden;
+}
+
+/* Whether layer kind k has a gated (three-matrix) MLP: its own type, else the model's. */
+static inline bool model_kind_gated(const model_t *m, int k)
+{
+	return m->kind[k].mlp == MLP_MODEL ? m->gated : m->kind[k].mlp == MLP_GATED;
+}
+
 /* Build a model from a config; writes a readable reason on failure. */
 int model_from_config(model_t *m, const model_config *c, char *why, size_t whylen);
+/* Copy the model-wide fields of a config (width, vocabulary, MLP type, ties, biases,
+ * dropouts) into m; the layer kinds are left alone. */
+void model_set_globals(model_t *m, const model_config *c);
 /* Check a model built layer by layer (bounds, non-zero sizes); 0 or -1 with a reason. */
 int model_check(const model_t *m, char *why, size_t whylen);
+/* Width of layer l (0-based), or 0 when out of range. */
+int model_layer_hidden(const model_t *m, int l);
+/* 1 when every layer kind has the model's hidden size and MLP type (the common case). */
+bool model_uniform(const model_t *m);
+/* Field-by-field equality of two layer kinds (struct padding cannot make them differ). */
+bool model_kind_equal(const layer_kind *a, const layer_kind *b);
+/* Field-by-field equality of two models (name, model-wide fields, kinds and runs). */
+bool model_equal(const model_t *a, const model_t *b);
 /* Parameters of one layer of kind k, by component. */
 layer_params model_layer_params(const model_t *m, int k);
 /* Total of a layer_params. */

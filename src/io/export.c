@@ -173,6 +173,7 @@ void export_facts_get(export_facts *x, const plan_t *p)
 		}
 	}
 	x->odd_kinds = ndense > 1 || nmoe > 1;
+	x->odd_width = !model_uniform(m);
 	int k0 = model_layer_kind(m, 0);
 	x->attn = &m->kind[k0 >= 0 ? k0 : 0];
 	for (int l = 0; l < m->layers; l++)

@@ -30,6 +30,7 @@ typedef struct {
 	const layer_kind *moe;      /* routed-expert kind or NULL */
 	int moe_layers;             /* main layers that route to experts */
 	int odd_kinds;              /* more than one dense or MoE shape among the layers */
+	int odd_width;              /* a layer kind has its own hidden size or MLP type */
 	int nstages;                /* pipeline stages in model order: pp*vpp, or 2*pp for zb-v */
 	int stage_layers[EXPORT_MAX_STAGES];
 	int even;                   /* every stage holds the same number of layers */

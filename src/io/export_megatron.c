@@ -184,6 +184,9 @@ static void model_flags(work *w, const export_facts *x)
 		add(w, "--mtp-num-layers %d", m->mtp_layers);
 	if (x->odd_kinds)
 		export_note(&w->notes, "not expressible: layers of several dense or MoE shapes; the flags describe the first of each");
+	if (x->odd_width)
+		export_note(&w->notes, "not expressible: layers with their own hidden size or MLP type (a vision encoder); "
+				"the flags give the model's hidden size and MLP type to every layer");
 }
 
 /* Pipeline split: nothing when even, first/last stage sizes when only those differ,

@@ -1,6 +1,8 @@
 /* plan.c - mapping YAML/JSON documents onto model, cluster and strategy structs, with
  * file:line:col messages. Model keys are Hugging Face config.json names, so a config.json
- * loads as it is; unknown model keys are ignored (HF files carry many). */
+ * loads as it is; unknown model keys are ignored (HF files carry many). A model whose layers
+ * differ in shape (a vision encoder in front of a decoder, interleaved dense and MoE layers)
+ * lists them as `blocks`, the YAML form of strata.layers, which plan files are saved in. */
 #include "io/plan.h"
 #include "io/ydoc.h"
 
@@ -220,6 +222,270 @@ static const char *y_str(const yd_node *map, const char *key)
 
 /* ---------- model ---------- */
 
+/* Read the model keys present in map n into c; a key n lacks leaves c as it was, so the
+ * keys of a block can be read over those of its model. *shared_size gets
+ * shared_expert_intermediate_size when present. 0, or 2 with the error. */
+static int config_read(yctx *y, const yd_node *n, model_config *c, int *shared_size)
+{
+	const long long BIG = 1LL << 24;
+	if (y_int(y, n, "hidden_size", 1, BIG, &c->hidden) || y_int(y, n, "intermediate_size", 1, BIG, &c->ffn) ||
+			y_int(y, n, "num_hidden_layers", 1, MODEL_MAX_LAYERS, &c->layers) ||
+			y_int(y, n, "num_attention_heads", 1, 1 << 16, &c->heads) ||
+			y_int(y, n, "num_key_value_heads", 1, 1 << 16, &c->kv_heads) ||
+			y_int(y, n, "head_dim", 1, 1 << 16, &c->head_dim) ||
+			y_int(y, n, "vocab_size", 1, BIG, &c->vocab) ||
+			y_int(y, n, "n_routed_experts", 0, 1 << 16, &c->experts) ||
+			y_int(y, n, "num_local_experts", 0, 1 << 16, &c->experts) ||
+			y_int(y, n, "num_experts", 0, 1 << 16, &c->experts) ||
+			y_int(y, n, "num_experts_per_tok", 0, 1 << 16, &c->topk) ||
+			y_int(y, n, "moe_intermediate_size", 0, BIG, &c->moe_ffn) ||
+			y_int(y, n, "n_shared_experts", 0, 64, &c->shared) ||
+			y_int(y, n, "first_k_dense_replace", 0, MODEL_MAX_LAYERS, &c->first_k_dense) ||
+			y_int(y, n, "moe_layer_freq", 0, MODEL_MAX_LAYERS, &c->moe_freq) ||
+			y_int(y, n, "q_lora_rank", 0, BIG, &c->q_lora) || y_int(y, n, "kv_lora_rank", 0, BIG, &c->kv_lora) ||
+			y_int(y, n, "qk_nope_head_dim", 0, 1 << 16, &c->qk_nope) ||
+			y_int(y, n, "qk_rope_head_dim", 0, 1 << 16, &c->qk_rope) ||
+			y_int(y, n, "v_head_dim", 0, 1 << 16, &c->v_head) ||
+			y_int(y, n, "num_nextn_predict_layers", 0, 16, &c->mtp))
+		return 2;
+	/* GPT-2 style names */
+	if (!c->hidden && y_int(y, n, "n_embd", 1, BIG, &c->hidden))
+		return 2;
+	if (!c->layers && y_int(y, n, "n_layer", 1, MODEL_MAX_LAYERS, &c->layers))
+		return 2;
+	if (!c->heads && y_int(y, n, "n_head", 1, 1 << 16, &c->heads))
+		return 2;
+	if (!c->ffn && y_int(y, n, "n_inner", 1, BIG, &c->ffn))
+		return 2;
+	if (y_int(y, n, "shared_expert_intermediate_size", 0, BIG, shared_size))
+		return 2;
+	const char *act = y_str(n, "hidden_act");
+	if (!act)
+		act = y_str(n, "activation_function");
+	if (act) {
+		if (strstr(act, "silu") || strstr(act, "swiglu") || strstr(act, "swish") || strstr(act, "geglu"))
+			c->gated = true;
+		else if (strstr(act, "gelu") || strstr(act, "relu"))
+			c->gated = false;
+		else {
+			const yd_node *an = yd_get(n, "hidden_act");
+			yd_errat(y->d, an ? an : yd_get(n, "activation_function"), y->err, y->n,
+					"hidden_act '%s' is not known (gelu, gelu_new, relu, relu2, silu, swiglu)", act);
+			return 2;
+		}
+	}
+	if (y_bool(y, n, "tie_word_embeddings", &c->tied) || y_bool(y, n, "attention_bias", &c->qkv_bias) ||
+			y_bool(y, n, "bias", &c->biases) || y_bool(y, n, "use_bias", &c->biases))
+		return 2;
+	const char *mt = y_str(n, "model_type");
+	if (mt && !strncmp(mt, "qwen2", 5))
+		c->qkv_bias = true;
+	if (y_num(y, n, "hidden_dropout", 0, 0.999, &c->hidden_dropout) ||
+			y_num(y, n, "resid_pdrop", 0, 0.999, &c->hidden_dropout) ||
+			y_num(y, n, "attention_dropout", 0, 0.999, &c->attention_dropout) ||
+			y_num(y, n, "attn_pdrop", 0, 0.999, &c->attention_dropout))
+		return 2;
+	return 0;
+}
+
+/* Defaults that follow from several keys, once all of them are read. */
+static void config_defaults(model_config *c, int shared_size)
+{
+	if (!c->ffn && c->hidden)
+		c->ffn = 4 * c->hidden;
+	/* Qwen2-MoE names its shared expert by size */
+	if (shared_size > 0 && !c->shared) {
+		int ef = c->moe_ffn > 0 ? c->moe_ffn : c->ffn;
+		c->shared = ef > 0 ? (shared_size + ef / 2) / ef : 0;
+		if (c->shared < 1)
+			c->shared = 1;
+	}
+	if (c->experts > 0 && c->topk == 0)
+		c->topk = 1;
+}
+
+/* Keys a block may carry, by block kind (those of strata.dense, strata.moe, strata.mla). */
+static const char *const block_common[] = {"block", "layers", "mtp", "hidden_size", "hidden_act",
+	"num_attention_heads", "head_dim", "intermediate_size", NULL};
+static const char *const block_gqa[] = {"num_key_value_heads", NULL};
+static const char *const block_mla[] = {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+	"v_head_dim", NULL};
+static const char *const block_moe[] = {"n_routed_experts", "num_local_experts", "num_experts",
+	"num_experts_per_tok", "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size", NULL};
+/* model keys that describe a layout, which the blocks give instead */
+static const char *const block_layout[] = {"num_hidden_layers", "n_layer", "first_k_dense_replace",
+	"moe_layer_freq", "num_nextn_predict_layers", NULL};
+
+/* Refuse a key of block b that a block of its kind does not take, naming the known ones. */
+static int block_keys(yctx *y, const yd_node *b, const char *kind, const char *const *const *lists)
+{
+	for (size_t i = 0; i < yd_len(b); i++) {
+		const char *k = yd_key(b, i);
+		int ok = 0;
+		for (int l = 0; lists[l] && !ok; l++)
+			for (int j = 0; lists[l][j] && !ok; j++)
+				ok = !strcmp(k, lists[l][j]);
+		if (ok)
+			continue;
+		char known[600];
+		size_t used = 0;
+		known[0] = 0;
+		for (int l = 0; lists[l]; l++)
+			for (int j = 0; lists[l][j] && used < sizeof known; j++)
+				used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", used ? " " : "", lists[l][j]);
+		yd_errat(y->d, yd_keynode(b, i), y->err, y->n, "unknown key '%s' in a %s block (known: %s)", k, kind, known);
+		return 2;
+	}
+	return 0;
+}
+
+/* Layer kind of block b: its keys read over the model's (top: as read from the model map,
+ * before defaults; top_shared its shared_expert_intermediate_size), as strata.layers merges
+ * them, and built by model_from_config as a one-layer model. */
+static int block_from_node(yctx *y, const model_config *top, int top_shared, const yd_node *b, layer_kind *out,
+		int *count, bool *mtp)
+{
+	if (!b || yd_kind_of(b) != YD_MAP) {
+		yd_errat(y->d, b, y->err, y->n,
+				"a block must be a mapping such as {block: dense, layers: 32, intermediate_size: 14336}");
+		return 2;
+	}
+	const yd_node *kn = yd_get(b, "block");
+	const char *kind = y_str(b, "block");
+	int dense = kind && !strcmp(kind, "dense"), moe = kind && !strcmp(kind, "moe"), mla = kind && !strcmp(kind, "mla");
+	if (!dense && !moe && !mla) {
+		yd_errat(y->d, kn ? kn : b, y->err, y->n, "block must be dense, moe or mla%s",
+				kn ? "" : " (the block has no 'block' key)");
+		return 2;
+	}
+	const char *const *lists[4] = {block_common, mla ? block_mla : block_gqa, dense ? NULL : block_moe, NULL};
+	if (block_keys(y, b, kind, lists))
+		return 2;
+	*count = 1;
+	*mtp = false;
+	if (y_int(y, b, "layers", 1, MODEL_MAX_LAYERS, count) || y_bool(y, b, "mtp", mtp))
+		return 2;
+
+	/* the model's keys were read once: a copy, not a re-read per block, keeps a hostile file
+	 * of many blocks under a huge mapping linear */
+	model_config c = *top;
+	int shared_size = top_shared;
+	/* the model's expert keys are defaults for MoE blocks and for MLA blocks that name
+	 * their experts; its MLA keys only for MLA blocks */
+	int named = yd_get(b, "n_routed_experts") || yd_get(b, "num_local_experts") || yd_get(b, "num_experts");
+	if (dense || (mla && !named)) {
+		c.experts = c.topk = c.moe_ffn = c.shared = 0;
+		shared_size = 0;
+	}
+	if (!mla)
+		c.q_lora = c.kv_lora = c.qk_nope = c.qk_rope = c.v_head = 0;
+	if (config_read(y, b, &c, &shared_size))
+		return 2;
+	config_defaults(&c, shared_size);
+	c.layers = 1;
+	if (moe && c.experts <= 0) {
+		yd_errat(y->d, b, y->err, y->n, "a moe block needs n_routed_experts");
+		return 2;
+	}
+	if (mla && c.kv_lora <= 0) {
+		yd_errat(y->d, b, y->err, y->n, "an mla block needs kv_lora_rank");
+		return 2;
+	}
+	if (c.heads <= 0) {
+		yd_errat(y->d, b, y->err, y->n, "block is missing num_attention_heads (in the block or the model)");
+		return 2;
+	}
+	/* a width of its own implies the head size unless head_dim is given */
+	const yd_node *hn = yd_get(b, "hidden_size");
+	if (hn && c.head_dim <= 0 && c.hidden % c.heads) {
+		yd_errat(y->d, hn, y->err, y->n, "hidden_size %d is not divisible by num_attention_heads %d (give head_dim)",
+				c.hidden, c.heads);
+		return 2;
+	}
+	model_t tmp;
+	char why[256];
+	if (model_from_config(&tmp, &c, why, sizeof why)) {
+		yd_errat(y->d, b, y->err, y->n, "%s", why);
+		return 2;
+	}
+	*out = tmp.kind[tmp.run[0].kind];
+	out->hidden = hn ? c.hidden : 0;
+	out->mlp = yd_get(b, "hidden_act") ? (c.gated ? MLP_GATED : MLP_PLAIN) : MLP_MODEL;
+	out->mtp = *mtp;
+	return 0;
+}
+
+/* A model given layer by layer: the model-wide keys of n (c, already read) and a list of
+ * blocks, each of `layers` layers of one shape. The form plan files use for models that
+ * config keys cannot express (strata.layers builds them in Lua). */
+static int model_blocks_from_node(model_t *m, yctx *y, const yd_node *n, const yd_node *blocks, const model_config *c,
+		int shared_size)
+{
+	for (int i = 0; block_layout[i]; i++) {
+		const yd_node *v = yd_get(n, block_layout[i]);
+		if (v) {
+			yd_errat(y->d, v, y->err, y->n, "%s does not apply to a model with blocks: the blocks give the layers "
+					"(mtp: true marks MTP modules)", block_layout[i]);
+			return 2;
+		}
+	}
+	if (yd_kind_of(blocks) != YD_SEQ || yd_len(blocks) == 0) {
+		yd_errat(y->d, blocks, y->err, y->n, "blocks must be a non-empty list of layer blocks such as "
+				"{block: dense, layers: 32, intermediate_size: 14336}");
+		return 2;
+	}
+	const char *missing = !c->hidden ? "hidden_size" : !c->vocab ? "vocab_size" : NULL;
+	if (missing) {
+		yd_errat(y->d, n, y->err, y->n, "model is missing %s", missing);
+		return 2;
+	}
+	memset(m, 0, sizeof *m);
+	snprintf(m->name, sizeof m->name, "%s", c->name);
+	model_set_globals(m, c);
+	bool seen_mtp = false;
+	long total = 0;
+	for (size_t i = 0; i < yd_len(blocks); i++) {
+		const yd_node *b = yd_item(blocks, i);
+		layer_kind kind;
+		int count;
+		bool mtp;
+		int rc = block_from_node(y, c, shared_size, b, &kind, &count, &mtp);
+		if (rc)
+			return rc;
+		if (seen_mtp && !mtp) {
+			yd_errat(y->d, b, y->err, y->n, "MTP blocks (mtp: true) must come last");
+			return 2;
+		}
+		seen_mtp = seen_mtp || mtp;
+		int k;
+		for (k = 0; k < m->nkinds; k++)
+			if (model_kind_equal(&m->kind[k], &kind))
+				break;
+		if (k == m->nkinds) {
+			if (m->nkinds >= MODEL_MAX_KINDS) {
+				yd_errat(y->d, b, y->err, y->n, "more than %d distinct layer shapes", MODEL_MAX_KINDS);
+				return 2;
+			}
+			m->kind[m->nkinds++] = kind;
+		}
+		total += count;
+		if (total > MODEL_MAX_LAYERS) {
+			yd_errat(y->d, b, y->err, y->n, "more than %d layers", MODEL_MAX_LAYERS);
+			return 2;
+		}
+		if (model_append(m, k, count)) {
+			yd_errat(y->d, b, y->err, y->n, "more than %d runs of alternating layer shapes", MODEL_MAX_RUNS);
+			return 2;
+		}
+	}
+	char why[256];
+	if (model_check(m, why, sizeof why)) {
+		yd_errat(y->d, n, y->err, y->n, "%s", why);
+		return 2;
+	}
+	return 0;
+}
+
 static int model_from_node(model_t *m, yctx *y, const yd_node *n)
 {
 	if (!n || yd_kind_of(n) != YD_MAP) {
@@ -234,78 +500,14 @@ static int model_from_node(model_t *m, yctx *y, const yd_node *n)
 	if (!name)
 		name = y_str(n, "model_type");
 	snprintf(c.name, sizeof c.name, "%s", name ? name : "model");
-	const long long BIG = 1LL << 24;
-	if (y_int(y, n, "hidden_size", 1, BIG, &c.hidden) || y_int(y, n, "intermediate_size", 1, BIG, &c.ffn) ||
-			y_int(y, n, "num_hidden_layers", 1, MODEL_MAX_LAYERS, &c.layers) ||
-			y_int(y, n, "num_attention_heads", 1, 1 << 16, &c.heads) ||
-			y_int(y, n, "num_key_value_heads", 1, 1 << 16, &c.kv_heads) ||
-			y_int(y, n, "head_dim", 1, 1 << 16, &c.head_dim) ||
-			y_int(y, n, "vocab_size", 1, BIG, &c.vocab) ||
-			y_int(y, n, "n_routed_experts", 0, 1 << 16, &c.experts) ||
-			y_int(y, n, "num_local_experts", 0, 1 << 16, &c.experts) ||
-			y_int(y, n, "num_experts", 0, 1 << 16, &c.experts) ||
-			y_int(y, n, "num_experts_per_tok", 0, 1 << 16, &c.topk) ||
-			y_int(y, n, "moe_intermediate_size", 0, BIG, &c.moe_ffn) ||
-			y_int(y, n, "n_shared_experts", 0, 64, &c.shared) ||
-			y_int(y, n, "first_k_dense_replace", 0, MODEL_MAX_LAYERS, &c.first_k_dense) ||
-			y_int(y, n, "moe_layer_freq", 0, MODEL_MAX_LAYERS, &c.moe_freq) ||
-			y_int(y, n, "q_lora_rank", 0, BIG, &c.q_lora) || y_int(y, n, "kv_lora_rank", 0, BIG, &c.kv_lora) ||
-			y_int(y, n, "qk_nope_head_dim", 0, 1 << 16, &c.qk_nope) ||
-			y_int(y, n, "qk_rope_head_dim", 0, 1 << 16, &c.qk_rope) ||
-			y_int(y, n, "v_head_dim", 0, 1 << 16, &c.v_head) ||
-			y_int(y, n, "num_nextn_predict_layers", 0, 16, &c.mtp))
-		return 2;
-	/* GPT-2 style names */
-	if (!c.hidden && y_int(y, n, "n_embd", 1, BIG, &c.hidden))
-		return 2;
-	if (!c.layers && y_int(y, n, "n_layer", 1, MODEL_MAX_LAYERS, &c.layers))
-		return 2;
-	if (!c.heads && y_int(y, n, "n_head", 1, 1 << 16, &c.heads))
-		return 2;
-	if (!c.ffn && y_int(y, n, "n_inner", 1, BIG, &c.ffn))
-		return 2;
-	if (!c.ffn && c.hidden)
-		c.ffn = 4 * c.hidden;
-	/* Qwen2-MoE names its shared expert by size */
-	int shared_size = 0;
-	if (y_int(y, n, "shared_expert_intermediate_size", 0, BIG, &shared_size))
-		return 2;
-	if (shared_size > 0 && !c.shared) {
-		int ef = c.moe_ffn > 0 ? c.moe_ffn : c.ffn;
-		c.shared = ef > 0 ? (shared_size + ef / 2) / ef : 0;
-		if (c.shared < 1)
-			c.shared = 1;
-	}
-	if (c.experts > 0 && c.topk == 0)
-		c.topk = 1;
-	const char *act = y_str(n, "hidden_act");
-	if (!act)
-		act = y_str(n, "activation_function");
-	if (act) {
-		if (strstr(act, "silu") || strstr(act, "swiglu") || strstr(act, "swish") || strstr(act, "geglu"))
-			c.gated = true;
-		else if (strstr(act, "gelu") || strstr(act, "relu"))
-			c.gated = false;
-		else {
-			const yd_node *an = yd_get(n, "hidden_act");
-			yd_errat(y->d, an ? an : yd_get(n, "activation_function"), y->err, y->n,
-					"hidden_act '%s' is not known (gelu, gelu_new, relu, relu2, silu, swiglu)", act);
-			return 2;
-		}
-	}
 	c.tied = true; /* Hugging Face default */
-	bool ab = false, bias = false;
-	if (y_bool(y, n, "tie_word_embeddings", &c.tied) || y_bool(y, n, "attention_bias", &ab) ||
-			y_bool(y, n, "bias", &bias) || y_bool(y, n, "use_bias", &bias))
+	int shared_size = 0;
+	if (config_read(y, n, &c, &shared_size))
 		return 2;
-	const char *mt = y_str(n, "model_type");
-	c.qkv_bias = ab || (mt && !strncmp(mt, "qwen2", 5));
-	c.biases = bias;
-	if (y_num(y, n, "hidden_dropout", 0, 0.999, &c.hidden_dropout) ||
-			y_num(y, n, "resid_pdrop", 0, 0.999, &c.hidden_dropout) ||
-			y_num(y, n, "attention_dropout", 0, 0.999, &c.attention_dropout) ||
-			y_num(y, n, "attn_pdrop", 0, 0.999, &c.attention_dropout))
-		return 2;
+	const yd_node *blocks = yd_get(n, "blocks");
+	if (blocks)
+		return model_blocks_from_node(m, y, n, blocks, &c, shared_size);
+	config_defaults(&c, shared_size);
 	const char *missing = !c.hidden ? "hidden_size" : !c.layers ? "num_hidden_layers" :
 		!c.heads ? "num_attention_heads" : !c.vocab ? "vocab_size" : NULL;
 	if (missing) {

@@ -1,4 +1,7 @@
-/* plan_write.c - the YAML form of a plan, and the atomic save the explorer's `w` uses. */
+/* plan_write.c - the YAML form of a plan, and the atomic save the explorer's `w` uses.
+ * An inline model is written as config keys when they rebuild it exactly, else as blocks
+ * (per-kind shapes, widths and MLP types: what strata.layers builds), checked by loading
+ * the blocks back before anything is written. */
 #ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700 /* realpath */
 #endif
@@ -112,14 +115,96 @@ static int model_to_config(const model_t *m, model_config *c)
 	return 0;
 }
 
+/* The model-wide keys of a model in the blocks form, each line prefixed with ind. */
+static void put_model_wide(FILE *f, const model_t *m, const char *ind)
+{
+	key_str(f, ind, "name", m->name);
+	fprintf(f, "%shidden_size: %d\n%svocab_size: %d\n%shidden_act: %s\n%stie_word_embeddings: %s\n", ind, m->hidden,
+			ind, m->vocab, ind, m->gated ? "silu" : "gelu", ind, m->tied ? "true" : "false");
+	if (m->biases)
+		fprintf(f, "%sbias: true\n", ind);
+	if (m->qkv_bias)
+		fprintf(f, "%sattention_bias: true\n", ind);
+	if (m->hidden_dropout > 0)
+		key_num(f, ind, "hidden_dropout", m->hidden_dropout);
+	if (m->attention_dropout > 0)
+		key_num(f, ind, "attention_dropout", m->attention_dropout);
+}
+
+/* One run of layers as a block mapping on one line (the keys of strata.dense/moe/mla). */
+static void put_block(FILE *f, const layer_kind *t, int count)
+{
+	fprintf(f, "{block: %s, layers: %d", t->attn == ATTN_MLA ? "mla" : t->experts > 0 ? "moe" : "dense", count);
+	if (t->mtp)
+		fputs(", mtp: true", f);
+	if (t->hidden > 0)
+		fprintf(f, ", hidden_size: %d", t->hidden);
+	if (t->mlp != MLP_MODEL)
+		fprintf(f, ", hidden_act: %s", t->mlp == MLP_GATED ? "silu" : "gelu");
+	fprintf(f, ", num_attention_heads: %d, head_dim: %d", t->heads, t->head_dim);
+	if (t->attn == ATTN_MLA)
+		fprintf(f, ", q_lora_rank: %d, kv_lora_rank: %d, qk_nope_head_dim: %d, qk_rope_head_dim: %d, v_head_dim: %d",
+				t->q_lora, t->kv_lora, t->qk_nope, t->qk_rope, t->v_head);
+	else
+		fprintf(f, ", num_key_value_heads: %d", t->kv_heads);
+	if (t->ffn > 0)
+		fprintf(f, ", intermediate_size: %d", t->ffn);
+	if (t->experts > 0)
+		fprintf(f, ", n_routed_experts: %d, num_experts_per_tok: %d, moe_intermediate_size: %d, n_shared_experts: %d",
+				t->experts, t->topk, t->expert_ffn, t->shared);
+	fputs("}", f);
+}
+
+/* The blocks form of a model (a mapping, each line prefixed with ind). */
+static void put_blocks_model(FILE *f, const model_t *m, const char *ind)
+{
+	put_model_wide(f, m, ind);
+	fprintf(f, "%sblocks:\n", ind);
+	for (int r = 0; r < m->nruns; r++) {
+		fprintf(f, "%s  - ", ind);
+		put_block(f, &m->kind[m->run[r].kind], m->run[r].count);
+		fputc('\n', f);
+	}
+}
+
+/* 1 when the blocks form of m loads back to m exactly (a kind no block expresses, such as
+ * an MoE layer that also has a dense MLP, or a kind no run uses, would not). */
+static int blocks_roundtrip(const model_t *m)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&text, &len);
+	if (!mf)
+		return 0;
+	put_blocks_model(mf, m, "");
+	int bad = ferror(mf);
+	if (fclose(mf) || bad) {
+		free(text);
+		return 0;
+	}
+	model_t *back = malloc(sizeof *back);
+	char why[256];
+	int ok = back && !plan_model_from_text(back, text, "model", why, sizeof why) && model_equal(back, m);
+	free(back);
+	free(text);
+	return ok;
+}
+
 static int write_model(FILE *f, const model_t *m, char *err, size_t n)
 {
 	model_config c;
 	model_t back;
 	char why[256];
-	if (model_to_config(m, &c) || model_from_config(&back, &c, why, sizeof why) || memcmp(&back, m, sizeof back)) {
-		snprintf(err, n, "model '%s' has a layer pattern that config keys cannot express; save it as a file", m->name);
-		return -1;
+	if (model_to_config(m, &c) || model_from_config(&back, &c, why, sizeof why) || !model_equal(&back, m)) {
+		/* layer kinds of several shapes or widths: the blocks form */
+		if (!blocks_roundtrip(m)) {
+			snprintf(err, n, "model '%s' has a layer shape that neither config keys nor blocks can express",
+					m->name);
+			return -1;
+		}
+		fputs("model:\n", f);
+		put_blocks_model(f, m, "  ");
+		return 0;
 	}
 	fputs("model:\n", f);
 	key_str(f, "  ", "name", c.name);

@@ -43,7 +43,9 @@ static const char *const scr_moe_keys[] = {"n_routed_experts", "num_local_expert
 	"num_experts_per_tok", "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size", NULL};
 /* the keys that describe the whole layout: strata.layers takes them from the blocks */
 static const char *const scr_layout_keys[] = {"num_hidden_layers", "n_layer", "first_k_dense_replace",
-	"moe_layer_freq", "num_nextn_predict_layers", NULL};
+	"moe_layer_freq", "num_nextn_predict_layers", "blocks", NULL};
+/* the keys a block may set for itself rather than take from the model */
+static const char *const scr_width_keys[] = {"hidden_size", "hidden_act", NULL};
 
 static int scr_in(const char *k, const char *const *list)
 {
@@ -62,7 +64,12 @@ static void scr_push_block(lua_State *L, const model_t *m, int k, int count)
 	lua_setfield(L, -2, "block");
 	lua_pushinteger(L, count);
 	lua_setfield(L, -2, "layers");
+	if (t->mlp != MLP_MODEL) {
+		lua_pushstring(L, t->mlp == MLP_GATED ? "silu" : "gelu");
+		lua_setfield(L, -2, "hidden_act");
+	}
 	struct { const char *k; int v; int when; } f[] = {
+		{"hidden_size", t->hidden, t->hidden > 0},
 		{"num_attention_heads", t->heads, 1},
 		{"num_key_value_heads", t->kv_heads, t->attn != ATTN_MLA},
 		{"head_dim", t->head_dim, 1},
@@ -96,18 +103,25 @@ static int scr_block(lua_State *L, const char *kind)
 	luaL_checktype(L, 1, LUA_TTABLE);
 	char what[32];
 	snprintf(what, sizeof what, "strata.%s", kind);
-	static const char *const dense_ok[] = {"layers", "mtp", "block", "num_attention_heads", "num_key_value_heads",
-		"head_dim", "intermediate_size", NULL};
-	static const char *const moe_ok[] = {"layers", "mtp", "block", "num_attention_heads", "num_key_value_heads",
-		"head_dim", "n_routed_experts", "num_local_experts", "num_experts", "num_experts_per_tok",
-		"moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size", "intermediate_size", NULL};
-	static const char *const mla_ok[] = {"layers", "mtp", "block", "num_attention_heads", "head_dim",
-		"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "intermediate_size",
-		"n_routed_experts", "num_local_experts", "num_experts", "num_experts_per_tok", "moe_intermediate_size",
-		"n_shared_experts", "shared_expert_intermediate_size", NULL};
+	static const char *const dense_ok[] = {"layers", "mtp", "block", "hidden_size", "hidden_act",
+		"num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", NULL};
+	static const char *const moe_ok[] = {"layers", "mtp", "block", "hidden_size", "hidden_act",
+		"num_attention_heads", "num_key_value_heads", "head_dim", "n_routed_experts", "num_local_experts",
+		"num_experts", "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
+		"shared_expert_intermediate_size", "intermediate_size", NULL};
+	static const char *const mla_ok[] = {"layers", "mtp", "block", "hidden_size", "hidden_act",
+		"num_attention_heads", "head_dim", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+		"v_head_dim", "intermediate_size", "n_routed_experts", "num_local_experts", "num_experts",
+		"num_experts_per_tok", "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size", NULL};
 	const char *const *ok = kind[0] == 'd' ? dense_ok : kind[1] == 'o' ? moe_ok : mla_ok;
 	scr_check_keys(L, 1, what, ok);
 	scr_int_field(L, 1, "layers", what, 1, MODEL_MAX_LAYERS, 1);
+	/* its own width, within the bound model_check applies */
+	scr_int_field(L, 1, "hidden_size", what, 1, 1 << 20, 0);
+	int at = lua_getfield(L, 1, "hidden_act");
+	if (at != LUA_TNIL && at != LUA_TSTRING)
+		luaL_error(L, "%s: hidden_act must be a string such as 'gelu' or 'silu' (got %s)", what, lua_typename(L, at));
+	lua_pop(L, 1);
 	lua_getfield(L, 1, "block");
 	if (!lua_isnil(L, -1) && (lua_type(L, -1) != LUA_TSTRING || strcmp(lua_tostring(L, -1), kind)))
 		luaL_error(L, "%s: block must be '%s' when given", what, kind);
@@ -164,8 +178,10 @@ static void scr_copy_keys(lua_State *L, int src, const char *const *const *skip)
 
 /* Layer kind of block b (a table at index bi) under the model keys at ti: the keys are
  * merged into a one-layer model and run through the file loader, so defaults (kv heads,
- * head_dim, v_head_dim, top-k) and checks are those of a model file. */
-static void scr_block_kind(lua_State *L, int ti, int bi, int nb, model_t *tmp, layer_kind *out, int *mtp, int *count)
+ * head_dim, v_head_dim, top-k) and checks are those of a model file. With wide set, the
+ * block's own width and MLP type are left out, so tmp gets the model-wide values. */
+static void scr_block_kind(lua_State *L, int ti, int bi, int nb, int wide, model_t *tmp, layer_kind *out, int *mtp,
+		int *count)
 {
 	char what[64];
 	snprintf(what, sizeof what, "strata.layers: block %d", nb);
@@ -203,8 +219,15 @@ static void scr_block_kind(lua_State *L, int ti, int bi, int nb, model_t *tmp, l
 	if (!is_mla)
 		skip_top[ns++] = scr_mla_keys;
 	scr_copy_keys(L, ti, skip_top);
-	const char *const *skip_block[] = {block_meta, NULL};
+	const char *const *skip_block[] = {block_meta, wide ? scr_width_keys : NULL, NULL};
 	scr_copy_keys(L, bi, skip_block);
+	lua_getfield(L, bi, "hidden_size");
+	int own_width = !wide && !lua_isnil(L, -1);
+	lua_getfield(L, bi, "hidden_act");
+	int own_act = !wide && !lua_isnil(L, -1);
+	lua_getfield(L, merged, "head_dim");
+	int implied_hd = lua_isnil(L, -1);
+	lua_pop(L, 3);
 	lua_pushinteger(L, 1);
 	lua_setfield(L, merged, "num_hidden_layers");
 	if (!block_moe) {
@@ -238,17 +261,13 @@ static void scr_block_kind(lua_State *L, int ti, int bi, int nb, model_t *tmp, l
 	*out = tmp->kind[tmp->run[0].kind];
 	if (block_moe && out->experts == 0)
 		luaL_error(L, "%s: an MoE block needs n_routed_experts > 0", what);
+	/* a width of its own implies the head size unless head_dim is given */
+	if (own_width && implied_hd && tmp->hidden % out->heads)
+		luaL_error(L, "%s: hidden_size %d is not divisible by num_attention_heads %d (give head_dim)", what,
+				tmp->hidden, out->heads);
+	out->hidden = own_width ? tmp->hidden : 0;
+	out->mlp = own_act ? (tmp->gated ? MLP_GATED : MLP_PLAIN) : MLP_MODEL;
 	out->mtp = *mtp != 0;
-}
-
-/* Field by field: struct padding must not make two equal shapes look different. */
-static int scr_same_kind(const layer_kind *a, const layer_kind *b)
-{
-	return a->attn == b->attn && a->heads == b->heads && a->kv_heads == b->kv_heads &&
-		a->head_dim == b->head_dim && a->q_lora == b->q_lora && a->kv_lora == b->kv_lora &&
-		a->qk_nope == b->qk_nope && a->qk_rope == b->qk_rope && a->v_head == b->v_head && a->ffn == b->ffn &&
-		a->experts == b->experts && a->topk == b->topk && a->expert_ffn == b->expert_ffn &&
-		a->shared == b->shared && a->mtp == b->mtp;
 }
 
 static int scr_layers(lua_State *L)
@@ -276,7 +295,13 @@ static int scr_layers(lua_State *L)
 		lua_rawgeti(L, 1, (lua_Integer)b);
 		layer_kind kind;
 		int mtp, count;
-		scr_block_kind(L, 1, lua_gettop(L), (int)b, tmp, &kind, &mtp, &count);
+		scr_block_kind(L, 1, lua_gettop(L), (int)b, 0, tmp, &kind, &mtp, &count);
+		if (b == 1 && (kind.hidden > 0 || kind.mlp != MLP_MODEL)) {
+			/* the first block has its own width or MLP type: read the model's without them */
+			layer_kind ignored;
+			int m2, c2;
+			scr_block_kind(L, 1, lua_gettop(L), 1, 1, tmp, &ignored, &m2, &c2);
+		}
 		lua_pop(L, 1);
 		if (b == 1) {
 			/* model-wide fields, as the loader read them from the merged keys */
@@ -295,7 +320,7 @@ static int scr_layers(lua_State *L)
 		seen_mtp |= mtp;
 		int k;
 		for (k = 0; k < m->nkinds; k++)
-			if (scr_same_kind(&m->kind[k], &kind))
+			if (model_kind_equal(&m->kind[k], &kind))
 				break;
 		if (k == m->nkinds) {
 			if (m->nkinds >= MODEL_MAX_KINDS)

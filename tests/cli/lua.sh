@@ -15,8 +15,16 @@ run() { st run "$@"; }
 
 run lua/vlm.lua
 expect_rc "recipe vlm.lua: exit 0" 0
-check "recipe vlm.lua: 58 layers (24 encoder + 2 projector + 32 decoder), 3 shapes" \
-    grep -Eq '^model vlm-8b-vitl: 58 layers, 8\.[0-9]+ B parameters, 3 layer shapes' "$OUT"
+check "recipe vlm.lua: 56 layers (24 encoder + 32 decoder), 8.3 B parameters, 2 shapes" \
+    grep -Eq '^model vlm-8b-vitl: 56 layers, 8\.3[0-9] B parameters, 2 layer shapes' "$OUT"
+check "recipe vlm.lua: the encoder block is 1024 wide with a GELU MLP, the decoder 4096 with SwiGLU" awk '
+    /block 1: dense x24 width 1024 +heads 16\/16 +of +64 +mlp +4096 gelu/ { e = 1 }
+    /block 2: dense x32 width 4096 +heads 32\/8 +of 128 +mlp 14336 silu/ { d = 1 } END { exit !(e && d) }' "$OUT"
+check "recipe vlm.lua: the light encoder layers shift the stage split past the even 28 + 28" awk '
+    /^stage split: [0-9]+ \+ [0-9]+ layers/ { if ($3 > 28 && $3 + $5 == 56) ok = 1 } END { exit !ok }' "$OUT"
+check "recipe vlm.lua: the encoder adds 0.30 B parameters and under 20% step time to llama3-8b" awk '
+    /^the encoder adds 0\.30 B parameters, / { t = $7; sub(/%/, "", t); if (t + 0 > 0 && t + 0 < 20) ok = 1 }
+    END { exit !ok }' "$OUT"
 check "recipe vlm.lua: the plan is valid and fits, MFU in (10%, 70%)" awk '
     /valid true, peak/ { for (i = 1; i <= NF; i++) if ($i == "MFU") { m = $(i + 1) + 0 }
                          if (m > 10 && m < 70) ok = 1 } END { exit !ok }' "$OUT"

@@ -85,3 +85,32 @@ twin("mixtral-8x7b strata.model", "mixtral-8x7b",
     num_attention_heads = 32, num_key_value_heads = 8, vocab_size = 32000, hidden_act = "silu",
     tie_word_embeddings = false, num_local_experts = 8, num_experts_per_tok = 2},
   "dgx-h100", 256, {{tp = 2, pp = 4, ep = 8, global_batch = 1024, seq_length = 4096}})
+
+-- blocks that set hidden_size and hidden_act to the model's own evaluate as blocks that do not
+twin("llama3-8b strata.layers, every block with hidden_size 4096 and hidden_act silu", "llama3-8b",
+  strata.layers{name = "Llama-3-8B", hidden_size = 4096, vocab_size = 128256, hidden_act = "silu",
+    tie_word_embeddings = false, num_attention_heads = 32, num_key_value_heads = 8,
+    strata.dense{layers = 32, hidden_size = 4096, hidden_act = "silu", intermediate_size = 14336}},
+  "dgx-h100", 128, dense_strats)
+twin("deepseek-v3 strata.layers, every block with hidden_size 7168", "deepseek-v3",
+  strata.layers{name = "DeepSeek-V3", hidden_size = 7168, vocab_size = 129280, hidden_act = "silu",
+    tie_word_embeddings = false, num_attention_heads = 128,
+    q_lora_rank = 1536, kv_lora_rank = 512, qk_nope_head_dim = 128, qk_rope_head_dim = 64, v_head_dim = 128,
+    num_experts_per_tok = 8, moe_intermediate_size = 2048, n_shared_experts = 1,
+    strata.mla{layers = 3, hidden_size = 7168, intermediate_size = 18432},
+    strata.mla{layers = 58, hidden_size = 7168, n_routed_experts = 256},
+    strata.mla{layers = 1, hidden_size = 7168, n_routed_experts = 256, mtp = true}},
+  "h800", 2048,
+  {{tp = 8, pp = 8, ep = 32, global_batch = 4096, seq_length = 4096, recompute = "full", zero = 1}})
+
+-- a model of two widths (a ViT encoder in front of a decoder) rebuilt from model:blocks()
+local vlm = strata.layers{name = "vlm", hidden_size = 4096, vocab_size = 128256, hidden_act = "silu",
+  tie_word_embeddings = false,
+  strata.dense{layers = 24, hidden_size = 1024, hidden_act = "gelu", num_attention_heads = 16, intermediate_size = 4096},
+  strata.dense{layers = 32, num_attention_heads = 32, num_key_value_heads = 8, intermediate_size = 14336}}
+twin("vlm (two widths) rebuilt from model:blocks()", vlm,
+  strata.layers{name = vlm.name, hidden_size = vlm.hidden_size, vocab_size = vlm.vocab_size, hidden_act = "silu",
+    tie_word_embeddings = false, table.unpack(vlm:blocks())},
+  "dgx-h100", 64,
+  {{tp = 4, pp = 2, global_batch = 256, seq_length = 4096, stage_layers = {36, 20}},
+   {tp = 2, pp = 4, vpp = 2, schedule = "interleaved", global_batch = 256, zero = 3, recompute = "full"}})

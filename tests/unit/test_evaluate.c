@@ -1,11 +1,13 @@
 /* Unit tests for src/core/evaluate.c: per-layer activation memory against Korthikanti et al.
  * 2022 (arXiv 2205.05198) Table 2, model-state bytes per ZeRO level, in-flight micro-batches
- * per pipeline schedule, the composition of the step time, and the validity rules.
+ * per pipeline schedule, the composition of the step time, the validity rules, and layer
+ * kinds of their own width (activations, per-kind costs, P2P at stage boundaries, buffers).
  *
  * The cluster is built here with an explicit efficiency block, so recalibrating the cluster
  * presets cannot change any number these tests compare exactly. */
 #include "check.h"
 #include "core/cluster.h"
+#include "core/comm.h"
 #include "core/evaluate.h"
 #include "core/model.h"
 #include "core/strategy.h"
@@ -500,6 +502,159 @@ static void test_moe(void)
 	CHECK_NEAR(res.params_active, model_active_params(&m), 1e-12, "moe: result reports active params");
 }
 
+/* ---- layer kinds of their own width ------------------------------------------------------
+ * A vision-language shape: enc GPT-style encoder layers of width 1024 (16 heads of 64, plain
+ * MLP 4096) in front of dec Llama-style decoder layers of the model's width 4096 (GQA 32/8,
+ * gated MLP 14336); dropout 0.1 on attention and hidden states, as in Korthikanti's GPT-3. */
+static void vlm(model_t *m, int enc, int dec)
+{
+	memset(m, 0, sizeof *m);
+	snprintf(m->name, sizeof m->name, "vlm-like");
+	m->hidden = 4096;
+	m->vocab = 32000;
+	m->gated = true;
+	m->hidden_dropout = m->attention_dropout = 0.1;
+	m->kind[0] = (layer_kind){.hidden = 1024, .mlp = MLP_PLAIN, .heads = 16, .kv_heads = 16, .head_dim = 64,
+		.ffn = 4096};
+	m->kind[1] = (layer_kind){.heads = 32, .kv_heads = 8, .head_dim = 128, .ffn = 14336};
+	m->nkinds = 2;
+	model_append(m, 0, enc);
+	model_append(m, 1, dec);
+}
+
+/* Every eval_run field for two models must be the same bits. */
+static int same_result(const model_t *a, const model_t *b, const cluster_t *c, int devices, const strategy_t *s)
+{
+	memset(&res, 0, sizeof res);
+	memset(&res2, 0, sizeof res2);
+	int ra = eval_run(a, c, devices, s, 0, &res), rb = eval_run(b, c, devices, s, 0, &res2);
+	return ra == 0 && rb == 0 && !memcmp(&res, &res2, sizeof res);
+}
+
+static void test_kind_width(void)
+{
+	static model_t m, v, u; /* static: several KiB each */
+	cluster_t c = fixed_cluster();
+	vlm(&m, 24, 32);
+
+	/* Korthikanti's per-layer count at the encoder's own width h = 1024, a = 16 */
+	const double s = 2048, b = 1, h = 1024, a = 16, t = 8;
+	const double sbh = s * b * h;
+	strategy_t st = strat(1, 1, 1, 1, 2048);
+	st.flash = false;
+	st.sp = false;
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_NONE), sbh * (34 + 5 * a * s / h), 1e-12,
+			"kind width: encoder activations sbh(34 + 5as/h) at its own h = 1024");
+	st.tp = 8;
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_NONE), sbh * (10 + 24 / t + 5 * a * s / (h * t)), 1e-12,
+			"kind width: encoder, TP8 without SP sbh(10 + 24/t + 5as/(ht))");
+	st.sp = true;
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_NONE), sbh / t * (34 + 5 * a * s / h), 1e-12,
+			"kind width: encoder, TP8+SP sbh/t(34 + 5as/h)");
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_SELECTIVE), 34 * sbh / t, 1e-12,
+			"kind width: encoder, TP8+SP+selective 34 sbh/t");
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_FULL), 2 * sbh / t, 1e-12,
+			"kind width: encoder, full recompute keeps its 1024-wide input 2 sbh/t");
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 1, RC_FULL), 2 * s * b * 4096 / t, 1e-12,
+			"kind width: decoder, full recompute keeps its 4096-wide input");
+
+	/* each kind costs what the same layer costs in a model of its own width and MLP type:
+	 * parameters, FLOPs, GEMM times, activations, TP communication */
+	memset(&v, 0, sizeof v);
+	v.hidden = 1024;
+	v.vocab = 32000;
+	v.hidden_dropout = v.attention_dropout = 0.1;
+	v.kind[0] = m.kind[0];
+	v.kind[0].hidden = 0;
+	v.kind[0].mlp = MLP_MODEL;
+	v.nkinds = 1;
+	model_append(&v, 0, 24);
+	u = m;
+	u.nruns = u.layers = 0;
+	u.kind[0] = m.kind[1];
+	u.nkinds = 1;
+	model_append(&u, 0, 32);
+	eval_costs ea, eb;
+	char why[256];
+	strategy_t s2 = strat(4, 2, 1, 64, 4096);
+	int ok = eval_costs_get(&m, &c, 8, &s2, 0, &ea, why, sizeof why) == 0 &&
+		eval_costs_get(&v, &c, 8, &s2, 0, &eb, why, sizeof why) == 0;
+	CHECK(ok && !memcmp(&ea.kind[0], &eb.kind[0], sizeof ea.kind[0]),
+			"kind width: the encoder kind costs what a 1024-wide plain model's layer costs (tp 2)");
+	ok = ok && eval_costs_get(&u, &c, 8, &s2, 0, &eb, why, sizeof why) == 0;
+	CHECK(ok && !memcmp(&ea.kind[1], &eb.kind[0], sizeof ea.kind[1]),
+			"kind width: the decoder kind costs what a 4096-wide gated model's layer costs");
+	/* pipeline-independent costs: P2P at the narrowest width, buffers at the widest */
+	comm_link intra = {c.node_gbps * 1e9 * c.eff.coll_intra, 2e-6, 0}; /* PP neighbours in a node */
+	strategy_t s3 = strat(1, 1, 2, 16, 4096);
+	ok = eval_costs_get(&m, &c, 2, &s3, 0, &ea, why, sizeof why) == 0;
+	CHECK(ok && ea.p2p == comm_p2p(intra, 4096.0 * 1024 * 2), "kind width: eval_costs prices P2P at the narrowest width");
+
+	/* pipeline P2P: the width of the layers at the stage boundary, the wider side where
+	 * they differ */
+	double p_enc = comm_p2p(intra, 4096.0 * 1024 * 2), p_dec = comm_p2p(intra, 4096.0 * 4096 * 2);
+	struct { int first; double want; const char *name; } cut[] = {
+		{12, p_enc, "kind width: a stage boundary inside the encoder sends 1024-wide activations"},
+		{24, p_dec, "kind width: a boundary between encoder and decoder is priced at the wider side"},
+		{40, p_dec, "kind width: a boundary inside the decoder sends 4096-wide activations"},
+	};
+	for (int i = 0; i < 3; i++) {
+		s3.nchunks = 2;
+		s3.chunk_layers[0] = (int16_t)cut[i].first;
+		s3.chunk_layers[1] = (int16_t)(56 - cut[i].first);
+		ok = run(&m, &c, 2, &s3, 0, &res, "kind width p2p") == 0;
+		CHECK(ok && res.st[0].pp == 2 * cut[i].want && res.st[1].pp == 2 * cut[i].want &&
+				ea.p2p <= cut[i].want, cut[i].name);
+	}
+	/* a middle stage of encoder layers only: its TP workspace and P2P buffers are 1024 wide
+	 * (tp 2 with SP: P2P carries a 1/2 shard); the first and last stage keep the model's
+	 * width for the embedding and the head */
+	strategy_t s4 = strat(1, 2, 3, 16, 4096);
+	s4.nchunks = 3;
+	s4.chunk_layers[0] = 8;
+	s4.chunk_layers[1] = 8;
+	s4.chunk_layers[2] = 40;
+	ok = eval_costs_get(&m, &c, 6, &s4, 0, &ea, why, sizeof why) == 0 && run(&m, &c, 6, &s4, 0, &res, "kind width buf") == 0;
+	CHECK(ok && res.mem[1].buffers == ea.kind[0].work + 4096.0 * 1024 * 2 + 2 * (4096.0 * 1024 * 2 / 2),
+			"kind width: an encoder-only stage's buffers are 1024 wide");
+	CHECK(ok && res.mem[0].buffers == ea.kind[0].work + 4096.0 * 4096 * 2 + 2 * (4096.0 * 1024 * 2 / 2),
+			"kind width: the first stage's TP workspace has the embedding's width");
+	CHECK(ok && ea.buffers == 4096.0 * 4096 * 2 + 2 * (4096.0 * 4096 * 2 / 2),
+			"kind width: eval_costs prices the stage buffers at the widest width");
+
+	/* every kind setting width = hidden_size and the model's MLP type evaluates as unset,
+	 * also down the per-chunk path that an extra (unused, narrower) kind forces */
+	model_t *models[3];
+	static model_t g, l8, x8;
+	gpt3(&g);
+	llama8b(&l8);
+	mixtral(&x8);
+	models[0] = &g;
+	models[1] = &l8;
+	models[2] = &x8;
+	strategy_t ss[3] = {strat(2, 8, 4, 64, 2048), strat(4, 2, 8, 64, 4096), strat(2, 4, 8, 64, 4096)};
+	ss[1].zero = 3;
+	ss[1].recompute = RC_FULL;
+	ss[2].ep = 2;
+	ss[2].vpp = 2;
+	ss[2].schedule = SCHED_INTERLEAVED;
+	for (int i = 0; i < 3; i++) {
+		model_t *base = models[i];
+		u = *base;
+		for (int k = 0; k < u.nkinds; k++) {
+			u.kind[k].hidden = u.hidden;
+			u.kind[k].mlp = u.gated ? MLP_GATED : MLP_PLAIN;
+		}
+		CHECK(same_result(base, &u, &c, 64, &ss[i]), check_fmt("kind width: %s with every width set to "
+				"hidden_size evaluates bit-identically", base->name));
+		u.kind[u.nkinds] = u.kind[0];
+		u.kind[u.nkinds].hidden = 16;
+		u.nkinds++;
+		CHECK(!model_uniform(&u) && same_result(base, &u, &c, 64, &ss[i]),
+				check_fmt("kind width: %s priced per chunk (an unused narrow kind) is bit-identical", base->name));
+	}
+}
+
 int main(void)
 {
 	test_korthikanti();
@@ -509,5 +664,6 @@ int main(void)
 	test_tp_across_nodes();
 	test_invalid();
 	test_moe();
+	test_kind_width();
 	return check_done();
 }

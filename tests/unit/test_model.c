@@ -1,6 +1,6 @@
 /* Unit tests for src/core/model.c: parameter counts against hand-computed values for tiny
- * models, against the published figures of every preset, and layer-kind placement of MoE
- * models. Presets are read from presets/models/ (the tests run from the repository root;
+ * models (also one whose layer kinds have their own widths and MLP types), against the
+ * published figures of every preset, and layer-kind placement of MoE models. Presets are read from presets/models/ (the tests run from the repository root;
  * STRATA_DATA is pointed there so preset names resolve). */
 #include "check.h"
 #include "core/model.h"
@@ -148,6 +148,87 @@ static void test_config_errors(void)
 	why[0] = 0;
 	CHECK(model_from_config(&m, &c, why, sizeof why) == -1 && strstr(why, "num_experts_per_tok"),
 			"config: top-k above the expert count refused");
+}
+
+/* ---- layer kinds of their own width and MLP type ------------------------------------------
+ * A tiny vision-language shape: the model (embedding, head, final norm) is 64 wide and
+ * gated; 2 encoder layers of width 32, 4 heads of 8, plain MLP 128 (LayerNorms), then 3
+ * decoder layers at the model's width, GQA 4/2 heads of 16, gated MLP 256 (RMSNorms). */
+static void two_widths(model_t *m)
+{
+	memset(m, 0, sizeof *m);
+	snprintf(m->name, sizeof m->name, "tiny-vlm");
+	m->hidden = 64;
+	m->vocab = 100;
+	m->gated = true;
+	m->tied = false;
+	m->kind[0] = (layer_kind){.hidden = 32, .mlp = MLP_PLAIN, .heads = 4, .kv_heads = 4, .head_dim = 8, .ffn = 128};
+	m->kind[1] = (layer_kind){.heads = 4, .kv_heads = 2, .head_dim = 16, .ffn = 256};
+	m->nkinds = 2;
+	model_append(m, 0, 2);
+	model_append(m, 1, 3);
+}
+
+static void test_kind_width(void)
+{
+	model_t m;
+	char why[256];
+	two_widths(&m);
+	if (!CHECK(model_check(&m, why, sizeof why) == 0, "widths: a model with two widths is valid"))
+		printf("  %s\n", why);
+	CHECK(model_kind_hidden(&m, 0) == 32 && model_kind_hidden(&m, 1) == 64 && !model_kind_gated(&m, 0) &&
+			model_kind_gated(&m, 1) && !model_uniform(&m), "widths: kind widths and MLP types resolve");
+	CHECK(model_layer_hidden(&m, 1) == 32 && model_layer_hidden(&m, 2) == 64 && model_layer_hidden(&m, 5) == 0,
+			"widths: layer widths by position (0 past the end)");
+	/* encoder: attention h(qd + 2kvd) + qd h = 32*(32 + 64) + 32*32 = 4096 (= 4h^2);
+	 *   MLP 2*32*128 = 8192; two LayerNorms 2*2*32 = 128 -> 12416 per layer */
+	layer_params e = model_layer_params(&m, 0);
+	CHECK(e.attn == 4096 && e.mlp_dense == 8192 && e.norms == 128 && model_params_sum(&e) == 12416,
+			"widths: encoder layer 4096 + 8192 + 128 = 12416 at width 32, plain MLP");
+	/* decoder: attention 64*(64 + 64) + 64*64 = 12288; gated MLP 3*64*256 = 49152; two
+	 *   RMSNorms 2*64 = 128 -> 61568 per layer */
+	layer_params d = model_layer_params(&m, 1);
+	CHECK(d.attn == 12288 && d.mlp_dense == 49152 && d.norms == 128 && model_params_sum(&d) == 61568,
+			"widths: decoder layer 12288 + 49152 + 128 = 61568 at the model's width, gated");
+	/* embedding + untied head 2*V*h = 12800 and the final RMSNorm 64, at the model's width:
+	 *   2*12416 + 3*61568 + 12864 = 222400 */
+	CHECK(model_total_params(&m, false) == 222400 && model_active_params(&m) == 222400,
+			"widths: total 2*12416 + 3*61568 + 12864 = 222400");
+
+	/* the same layers in a model of the encoder's own width and type count the same */
+	model_t v;
+	memset(&v, 0, sizeof v);
+	v.hidden = 32;
+	v.vocab = 100;
+	v.kind[0] = m.kind[0];
+	v.kind[0].hidden = 0;
+	v.kind[0].mlp = MLP_MODEL;
+	v.nkinds = 1;
+	model_append(&v, 0, 2);
+	layer_params ve = model_layer_params(&v, 0);
+	CHECK(!memcmp(&ve, &e, sizeof e), "widths: an encoder kind counts as a plain 32-wide model's layer");
+
+	/* a width equal to the model's, or an MLP type equal to the model's, changes nothing */
+	model_t u = m;
+	u.kind[1].hidden = 64;
+	u.kind[1].mlp = MLP_GATED;
+	layer_params ud = model_layer_params(&u, 1);
+	CHECK(!memcmp(&ud, &d, sizeof d) && model_total_params(&u, true) == model_total_params(&m, true),
+			"widths: hidden = hidden_size and mlp = the model's type count as unset");
+	CHECK(!model_kind_equal(&u.kind[1], &m.kind[1]) && !model_equal(&u, &m) && model_equal(&m, &m),
+			"widths: kinds that set their width differ from kinds that do not (for saving)");
+
+	/* out-of-range widths and types are refused, naming the kind */
+	u = m;
+	u.kind[0].hidden = -1;
+	why[0] = 0;
+	CHECK(model_check(&u, why, sizeof why) == -1 && strstr(why, "hidden_size") && strstr(why, "kind 0"),
+			"widths: a negative kind width is refused, naming the field and the kind");
+	u.kind[0].hidden = (1 << 20) + 1;
+	CHECK(model_check(&u, why, sizeof why) == -1 && strstr(why, "hidden_size"), "widths: an implausible width is refused");
+	u = m;
+	u.kind[1].mlp = 7;
+	CHECK(model_check(&u, why, sizeof why) == -1 && strstr(why, "MLP type"), "widths: an unknown MLP type is refused");
 }
 
 /* ---- MoE: counts and layer placement ------------------------------------------------------ */
@@ -410,6 +491,7 @@ int main(void)
 
 	test_tiny_dense();
 	test_config_errors();
+	test_kind_width();
 	test_tiny_moe();
 	test_presets_published();
 	test_exact_checkpoints();

@@ -1,6 +1,7 @@
 /* Unit tests for src/io/plan.c: plan files (DESIGN.md section 3) with file:line:col errors,
  * preset names, Hugging Face config.json models, inline models and clusters, per-layer
- * recompute ranges and explicit stage splits, and plan_set (the command-line overrides).
+ * recompute ranges and explicit stage splits, models listed as blocks (per-block widths and
+ * their errors), and plan_set (the command-line overrides).
  * Runs from the repository root with STRATA_DATA pointing there. */
 #include "check.h"
 #include "core/cluster.h"
@@ -296,6 +297,90 @@ static void test_inline(void)
 	}
 }
 
+/* A model listed as blocks: per-block widths and MLP types, model keys as block defaults,
+ * and errors at the offending key. */
+#define VLM_TOP "model:\n  name: vlm\n  hidden_size: 64\n  vocab_size: 100\n  hidden_act: silu\n" \
+	"  tie_word_embeddings: false\n  num_attention_heads: 4\n"
+#define TAIL "cluster: dgx-h100\ndevices: 8\n"
+
+static void test_blocks(void)
+{
+	char err[ERRLEN];
+	/* test_model.c's tiny VLM: 2 encoder layers 32 wide (plain MLP 128), 3 decoder layers at
+	 * the model's width (GQA 4/2 of 16, gated MLP 256): 222400 parameters */
+	int rc = load(VLM_TOP "  blocks:\n"
+			"    - {block: dense, layers: 2, hidden_size: 32, hidden_act: gelu, intermediate_size: 128}\n"
+			"    - {block: dense, layers: 3, num_key_value_heads: 2, intermediate_size: 256}\n" TAIL, err);
+	if (!CHECK(rc == 0, "blocks: a model with blocks loads"))
+		printf("  %s\n", err);
+	const model_t *m = &plan.model;
+	CHECK(rc == 0 && m->hidden == 64 && m->gated && !m->tied && m->layers == 5 && m->nkinds == 2 &&
+			m->nruns == 2 && m->kind[0].hidden == 32 && m->kind[0].mlp == MLP_PLAIN && m->kind[0].head_dim == 8 &&
+			m->kind[1].hidden == 0 && m->kind[1].mlp == MLP_MODEL && m->kind[1].head_dim == 16 &&
+			m->kind[1].kv_heads == 2, "blocks: widths, MLP types, head_dim from the block's own width");
+	CHECK(rc == 0 && model_total_params(m, false) == 222400, "blocks: 222400 parameters, as counted by hand");
+	/* the same shape twice is one kind; a width equal to the model's is kept as written */
+	rc = load(VLM_TOP "  blocks:\n    - {block: dense, layers: 2, intermediate_size: 256}\n"
+			"    - {block: dense, layers: 1, hidden_size: 64, intermediate_size: 256}\n"
+			"    - {block: dense, layers: 3, intermediate_size: 256}\n" TAIL, err);
+	CHECK(rc == 0 && m->nkinds == 2 && m->nruns == 3 && m->run[2].kind == 0 && m->kind[1].hidden == 64 &&
+			model_layer_params(m, 0).attn == model_layer_params(m, 1).attn,
+			"blocks: equal shapes share a kind; hidden_size = the model's is kept and costs the same");
+	/* MoE, MLA and MTP blocks, with model keys as defaults for the MoE ones */
+	rc = load(VLM_TOP "  num_experts_per_tok: 2\n  moe_intermediate_size: 64\n  blocks:\n"
+			"    - {block: dense, intermediate_size: 256}\n"
+			"    - {block: moe, layers: 3, n_routed_experts: 8, hidden_size: 128}\n"
+			"    - {block: mla, kv_lora_rank: 32, q_lora_rank: 48, qk_nope_head_dim: 16, qk_rope_head_dim: 8,"
+			" v_head_dim: 16, intermediate_size: 256}\n"
+			"    - {block: moe, mtp: true, n_routed_experts: 8}\n" TAIL, err);
+	if (!CHECK(rc == 0 && m->layers == 5 && m->mtp_layers == 1 && m->nkinds == 4 && m->kind[1].experts == 8 &&
+			m->kind[1].topk == 2 && m->kind[1].expert_ffn == 64 && m->kind[1].hidden == 128 &&
+			m->kind[2].attn == ATTN_MLA && m->kind[2].experts == 0 && m->kind[3].mtp,
+			"blocks: moe, mla and mtp blocks; model keys are the MoE blocks' defaults"))
+		printf("  %s\n", err);
+
+	/* errors name the field at its position */
+	expect_error(VLM_TOP "  blocks:\n    - {block: dense, hidden_size: 0, intermediate_size: 128}\n" TAIL, 2, 2,
+			"blocks error: hidden_size 0", "p.yaml:9:35:", "hidden_size must be between 1", NULL);
+	expect_error(VLM_TOP "  blocks:\n    - {block: dense, hidden_size: -32, intermediate_size: 128}\n" TAIL, 2, 2,
+			"blocks error: negative hidden_size", "p.yaml:9:35:", "hidden_size must be between 1", NULL);
+	expect_error(VLM_TOP "  blocks:\n    - {block: dense, hidden_size: 30, intermediate_size: 128}\n" TAIL, 2, 2,
+			"blocks error: a width the heads do not divide (head_dim implied)", "p.yaml:9:35:",
+			"hidden_size 30 is not divisible by num_attention_heads 4", "head_dim", NULL);
+	rc = load(VLM_TOP "  blocks:\n    - {block: dense, hidden_size: 30, head_dim: 8, intermediate_size: 128}\n" TAIL,
+			err);
+	CHECK(rc == 0 && m->kind[0].hidden == 30 && m->kind[0].head_dim == 8,
+			"blocks: a width the heads do not divide is fine with head_dim");
+	expect_error(VLM_TOP "  blocks:\n    - {block: dense, hidden_size: 2000000, intermediate_size: 128}\n" TAIL, 2,
+			2, "blocks error: implausible hidden_size", "hidden_size", NULL);
+	expect_error(VLM_TOP "  blocks:\n    - {block: dense, hidden_size: wide}\n" TAIL, 2, 2,
+			"blocks error: non-integer hidden_size", "p.yaml:9:35:", "hidden_size", NULL);
+	expect_error(VLM_TOP "  blocks:\n    - {block: dense, hidden_act: tanh}\n" TAIL, 2, 2,
+			"blocks error: unknown hidden_act", "p.yaml:9:34:", "hidden_act 'tanh'", NULL);
+	expect_error(VLM_TOP "  blocks:\n    - {block: dense, n_routed_experts: 8}\n" TAIL, 2, 2,
+			"blocks error: an expert key in a dense block", "p.yaml:9:22:", "unknown key 'n_routed_experts'",
+			"dense block", NULL);
+	expect_error(VLM_TOP "  blocks:\n    - {block: conv}\n" TAIL, 2, 2, "blocks error: unknown block kind",
+			"p.yaml:9:15:", "dense, moe or mla", NULL);
+	expect_error(VLM_TOP "  blocks:\n    - {layers: 2}\n" TAIL, 2, 2, "blocks error: no block kind",
+			"p.yaml:9:7:", "no 'block' key", NULL);
+	expect_error(VLM_TOP "  blocks:\n    - dense\n" TAIL, 2, 2, "blocks error: a block that is not a mapping",
+			"p.yaml:9:7:", "a block must be a mapping", NULL);
+	expect_error(VLM_TOP "  blocks: []\n" TAIL, 2, 2, "blocks error: no blocks", "p.yaml:8:11:", "non-empty list",
+			NULL);
+	expect_error(VLM_TOP "  num_hidden_layers: 5\n  blocks:\n    - {block: dense}\n" TAIL, 2, 2,
+			"blocks error: a layout key beside blocks", "p.yaml:8:22:", "num_hidden_layers does not apply", NULL);
+	expect_error(VLM_TOP "  blocks:\n    - {block: moe}\n" TAIL, 2, 2, "blocks error: moe without experts",
+			"p.yaml:9:7:", "needs n_routed_experts", NULL);
+	expect_error(VLM_TOP "  blocks:\n    - {block: dense, mtp: true}\n    - {block: dense}\n" TAIL, 2, 2,
+			"blocks error: MTP blocks before others", "p.yaml:10:7:", "must come last", NULL);
+	expect_error("model:\n  vocab_size: 100\n  blocks:\n    - {block: dense, hidden_size: 64, num_attention_heads: 4}\n"
+			TAIL, 2, 2, "blocks error: the model's own hidden_size is required", "p.yaml:2:3:",
+			"missing hidden_size", NULL);
+	expect_error(VLM_TOP "  blocks:\n    - {block: dense, layers: 0}\n" TAIL, 2, 2, "blocks error: zero layers",
+			"p.yaml:9:30:", "layers must be between 1", NULL);
+}
+
 /* plan_set: the command-line overrides */
 static void test_plan_set(void)
 {
@@ -342,6 +427,7 @@ int main(void)
 	test_ranges_and_stages();
 	test_hf();
 	test_inline();
+	test_blocks();
 	test_plan_set();
 	return check_done();
 }
