@@ -135,20 +135,25 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 	if (prod != devices)
 		return why_set(why, n, "dp*tp*pp*cp = %d*%d*%d*%d = %lld does not equal %d devices",
 				s->dp, s->tp, s->pp, s->cp, prod, devices);
-	const layer_kind *k0 = &m->kind[0];
-	if (k0->heads % s->tp)
-		return why_set(why, n, "tp=%d does not divide %d attention heads", s->tp, k0->heads);
-	if (k0->attn == ATTN_GQA && k0->kv_heads % s->tp && s->tp % k0->kv_heads)
-		return why_set(why, n, "tp=%d and %d key/value heads: one must divide the other",
-				s->tp, k0->kv_heads);
+	/* every layer kind must split over TP and Ulysses CP, not only the first (a VLM's
+	 * encoder and decoder differ in heads) */
+	for (int k = 0; k < m->nkinds; k++) {
+		const layer_kind *t = &m->kind[k];
+		if (t->heads % s->tp)
+			return why_set(why, n, "tp=%d does not divide %d attention heads", s->tp, t->heads);
+		if (t->attn == ATTN_GQA && t->kv_heads % s->tp && s->tp % t->kv_heads)
+			return why_set(why, n, "tp=%d and %d key/value heads: one must divide the other",
+					s->tp, t->kv_heads);
+	}
 	if (s->seq % s->cp)
 		return why_set(why, n, "cp=%d does not divide sequence length %d", s->cp, s->seq);
 	if (s->cp > 1 && s->cp_kind == CP_RING && s->seq % (2 * s->cp))
 		return why_set(why, n, "ring context parallelism needs the sequence length %d divisible by 2*cp=%d (load-balanced chunks)",
 				s->seq, 2 * s->cp);
-	if (s->cp > 1 && s->cp_kind == CP_ULYSSES && (k0->heads / s->tp) % s->cp)
-		return why_set(why, n, "ulysses cp=%d does not divide the %d heads left per TP rank",
-				s->cp, k0->heads / s->tp);
+	for (int k = 0; s->cp > 1 && s->cp_kind == CP_ULYSSES && k < m->nkinds; k++)
+		if ((m->kind[k].heads / s->tp) % s->cp)
+			return why_set(why, n, "ulysses cp=%d does not divide the %d heads left per TP rank",
+					s->cp, m->kind[k].heads / s->tp);
 	if (s->sp && s->tp > 1 && (s->seq / s->cp) % s->tp)
 		return why_set(why, n, "sequence parallelism needs seq/cp = %d divisible by tp=%d",
 				s->seq / s->cp, s->tp);
@@ -158,14 +163,15 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 				s->global_batch, s->dp, s->micro_batch, per);
 	int mb = strat_microbatches(s);
 	int moe_experts = 0;
-	for (int k = 0; k < m->nkinds; k++)
+	for (int k = 0; k < m->nkinds; k++) {
 		if (m->kind[k].experts > moe_experts)
 			moe_experts = m->kind[k].experts;
+		if (m->kind[k].experts > 0 && m->kind[k].experts % s->ep)
+			return why_set(why, n, "ep=%d does not divide %d experts", s->ep, m->kind[k].experts);
+	}
 	if (moe_experts == 0 && (s->ep > 1 || s->etp > 1))
 		return why_set(why, n, "ep=%d, etp=%d: the model has no experts (use ep=1, etp=1)", s->ep, s->etp);
 	if (moe_experts > 0) {
-		if (moe_experts % s->ep)
-			return why_set(why, n, "ep=%d does not divide %d experts", s->ep, moe_experts);
 		long long edp = (long long)s->dp * s->cp * s->tp;
 		if (edp % ((long long)s->ep * s->etp))
 			return why_set(why, n, "ep*etp = %d*%d must divide dp*cp*tp = %lld (expert parallelism is carved out of the data, context and tensor ranks)",

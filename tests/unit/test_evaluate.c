@@ -655,6 +655,25 @@ static void test_kind_width(void)
 	}
 }
 
+/* Divisibility rules hold for every layer kind, not only the first: a decoder whose 40
+ * heads tp=16 cannot split is rejected although the encoder's 16 heads split fine. */
+static void test_invalid_later_kind(void)
+{
+	static model_t m;
+	cluster_t c = fixed_cluster();
+	vlm(&m, 2, 2);
+	m.kind[1].heads = 40;
+	m.kind[1].head_dim = 128;
+	strategy_t s = strat(1, 16, 1, 1, 4096);
+	s.sp = false;
+	expect_reject(&m, &c, 16, &s, "tp=16 does not divide 40 attention heads", "invalid: tp not dividing a later kind's heads");
+	m.kind[1].heads = 32;
+	m.kind[1].kv_heads = 12; /* 12 and 16: neither divides the other */
+	expect_reject(&m, &c, 16, &s, "tp=16 and 12 key/value heads", "invalid: tp vs a later kind's KV heads");
+	m.kind[1].kv_heads = 8;
+	CHECK(eval_run(&m, &c, 16, &s, 0, &res) == 0, "valid: tp=16 splits both kinds");
+}
+
 int main(void)
 {
 	test_korthikanti();
@@ -665,5 +684,6 @@ int main(void)
 	test_invalid();
 	test_moe();
 	test_kind_width();
+	test_invalid_later_kind();
 	return check_done();
 }
