@@ -31,11 +31,11 @@ typedef struct {
 	double act[RC_COUNT];           /* activation bytes kept for backward */
 	double work;                    /* transient bytes while this layer runs backward */
 	double f_comp, b_in, b_w;       /* compute seconds: forward, input-grad, weight-grad */
-	double core_f;                  /* attention core forward (recomputed by selective) */
+	double sel_f;                   /* forward work selective recompute repeats, seconds */
 	double tp_f, tp_b, cp_f, cp_b, ep_f, ep_b; /* exposed communication seconds */
 	double flops_model;             /* model FLOPs fwd+bwd (no recompute), per micro-batch */
 	double flops_fwd;               /* forward FLOPs (what full recompute adds) */
-	double flops_core;              /* attention-core forward FLOPs (selective recompute) */
+	double flops_sel;               /* FLOPs selective recompute repeats */
 } kcost;
 
 typedef struct {
@@ -75,6 +75,26 @@ static double overlap_exposed(double comm, double window, double kappa)
 	if (h < 0)
 		h = 0;
 	return comm - h + kappa * h;
+}
+
+/* torchtitan's per-op selective checkpointing (torchtitan parallelize_llama.py, _save_list
+ * and _custom_policy, 2024-25): inside each block it keeps the output of every odd-numbered
+ * aten.mm (counted per block in execution order), the SDPA outputs and the TP
+ * reduce-scatter outputs, and recomputes the rest in backward. sac_mm books one matmul:
+ * kept bytes, or recompute seconds and FLOPs. */
+typedef struct {
+	int n;
+	double keep, t, fl;
+} sac_acc;
+
+static void sac_mm(const ctx *x, sac_acc *a, double M, double K, double N)
+{
+	if (++a->n % 2) {
+		a->keep += M * N * ACT_BYTES;
+	} else {
+		a->t += gemm_t(x, M, K, N, 1);
+		a->fl += 2.0 * M * K * N;
+	}
 }
 
 static void kind_cost(const ctx *x, int k, kcost *o)
@@ -166,14 +186,16 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		act_mlp += 2 * h * tsp + tok * fl * (g + 1) * ACT_BYTES;
 		mlp_elem += tok * fl * (g + 1) * ACT_BYTES;
 	}
-	double ep_bytes = 0;
+	double ep_bytes = 0, routed_t = 0, routed_fl = 0;
 	if (t->experts > 0) {
 		double ef = t->expert_ffn / (double)s->etp;
 		double tm = x->tok_moe * t->topk;                 /* routed token copies per device */
 		double me = tm * s->ep / t->experts;              /* tokens per local expert */
 		double nloc = (double)t->experts / s->ep;
 		double gg = c->eff.grouped_gemm;
-		mlp += nloc * (gemm_t(x, me, h, g * ef, gg) + gemm_t(x, me, ef, h, gg));
+		routed_t = nloc * (gemm_t(x, me, h, g * ef, gg) + gemm_t(x, me, ef, h, gg));
+		routed_fl = 2.0 * tm * h * ef * (g + 1);
+		mlp += routed_t;
 		mlp += gemm_t(x, x->tok_moe, h, t->experts, 1);   /* router */
 		act_mlp += 2 * h * tsp + x->tok_moe * t->experts * 4.0 /* fp32 router probs */ +
 			tm * (2 * h + ef * (g + 1)) * ACT_BYTES;
@@ -200,7 +222,7 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 	o->f_comp = proj + core_f + elem_f + launch;
 	o->b_in = proj + core_b + elem_b + launch;
 	o->b_w = proj;
-	o->core_f = core_f + (s->flash ? 0 : elem_t(x, scores * 2.0));
+	o->sel_f = core_f + (s->flash ? 0 : elem_t(x, scores * 2.0));
 
 	/* ---- activations by recompute mode ---- */
 	double layer_in = 2 * h * tsp;
@@ -225,6 +247,10 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		double win = c->eff.tp_overlap * proj, kap = c->eff.contention;
 		o->tp_f = s->tp_overlap ? overlap_exposed(comm, win, kap) : comm;
 		o->tp_b = overlap_exposed(comm, s->tp_overlap ? 2 * win : win, kap);
+		/* PyTorch DTensor TP (torchtitan without async TP) runs the backward collectives
+		 * inside the autograd graph, each waited for before the next GEMM: none hidden */
+		if (s->framework == FW_TORCHTITAN && !s->tp_overlap)
+			o->tp_b = comm;
 	}
 	if (s->cp > 1) {
 		if (s->cp_kind == CP_RING) {
@@ -260,7 +286,53 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 	double fwd = 2.0 * active * (x->b * x->seq / s->cp) / tp + core_fl; /* core_fl is per device */
 	o->flops_fwd = fwd;
 	o->flops_model = 3 * fwd;
-	o->flops_core = core_fl;
+	o->flops_sel = core_fl;
+
+	if (s->framework == FW_TORCHTITAN) {
+		/* per-op selective checkpointing (sac_mm): matmuls in execution order */
+		sac_acc a = {0, 0, 0, 0};
+		if (t->attn == ATTN_MLA) {
+			if (t->q_lora > 0) {
+				sac_mm(x, &a, tok, h, t->q_lora);
+				sac_mm(x, &a, tok, t->q_lora, qd);
+			} else {
+				sac_mm(x, &a, tok, h, qd);
+			}
+			sac_mm(x, &a, tok, h, t->kv_lora + t->qk_rope);
+			sac_mm(x, &a, tok, t->kv_lora, heads_l * (t->qk_nope + t->v_head));
+		} else {
+			sac_mm(x, &a, tok, h, qd);
+			sac_mm(x, &a, tok, h, kd);
+			sac_mm(x, &a, tok, h, vd);
+		}
+		sac_mm(x, &a, tok, od, h);
+		if (t->ffn > 0 && t->experts == 0) {
+			double fl = t->ffn / tp;
+			for (int i = 0; i < (int)g; i++) /* w1 (gate) then w3 (up) */
+				sac_mm(x, &a, tok, h, fl);
+			sac_mm(x, &a, tok, fl, h);
+		}
+		if (t->experts > 0) {
+			sac_mm(x, &a, x->tok_moe, h, t->experts); /* router */
+			if (t->shared > 0) {
+				double sf = (double)t->shared * t->expert_ffn / tp;
+				for (int i = 0; i < (int)g; i++)
+					sac_mm(x, &a, tok, h, sf);
+				sac_mm(x, &a, tok, sf, h);
+			}
+			/* grouped expert GEMMs are not aten.mm: recomputed with their all-to-alls */
+			a.t += routed_t + o->ep_f;
+			a.fl += routed_fl;
+		}
+		/* kept: the block input, odd matmul outputs, SDPA output and log-sum-exp, the two
+		 * TP reduce-scatter outputs; recomputed: even matmuls, every element-wise op, the
+		 * SP all-gathers (half of the forward TP traffic) and, without flash (no SDPA
+		 * kernel to keep), the attention core */
+		o->act[RC_SELECTIVE] = layer_in + a.keep + (s->flash ? tok * od * ACT_BYTES + act_core : 0) +
+			(s->tp > 1 && s->sp ? 2 * h * tsp * ACT_BYTES : 0);
+		o->sel_f = a.t + elem_f + launch + (s->tp > 1 ? 0.5 * o->tp_f : 0) + (s->flash ? 0 : o->sel_f);
+		o->flops_sel = a.fl + (s->flash ? 0 : core_fl);
+	}
 }
 
 /* Micro-batches (in units of one stage's per-micro-batch activations) held at the peak. */
@@ -428,7 +500,10 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 	double head_fl = 2.0 * (x.b * s->seq / s->cp) * h * V / tp;
 	double emb_f = elem_t(&x, x.tok_sp * h * ACT_BYTES * 2), emb_b = 2 * emb_f;
 	double tp_head = s->tp > 1 ? comm_allreduce(x.tp_l, s->tp, x.tok * h * ACT_BYTES) * x.tp_exp : 0;
-	double logits_bytes = x.tok * Vl * 6.0; /* bf16 logits + fp32 copy for the loss */
+	/* Megatron's vocab-parallel cross entropy: bf16 logits + one fp32 copy exponentiated in
+	 * place (6 bytes per logit); torchtitan's loss, cross_entropy(pred.float(), labels),
+	 * also keeps log_softmax's separate fp32 output for backward (10 bytes) */
+	double logits_bytes = x.tok * Vl * (s->framework == FW_TORCHTITAN ? 10.0 : 6.0);
 
 	r->stages = p;
 	r->chunks = p * v;
@@ -487,20 +562,20 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 				if (rc_cnt[k][RC_FULL] + rc_cnt[k][RC_SELECTIVE] > 0 && q->act[RC_NONE] > work)
 					work = q->act[RC_NONE]; /* a recomputed layer is materialised whole */
 				double rcf = rc_cnt[k][RC_FULL] * (q->f_comp + q->tp_f + q->cp_f + q->ep_f) +
-					rc_cnt[k][RC_SELECTIVE] * q->core_f;
+					rc_cnt[k][RC_SELECTIVE] * q->sel_f;
 				f += nk * (q->f_comp + q->tp_f + q->cp_f + q->ep_f);
 				b += nk * (q->b_in + q->b_w + q->tp_b + q->cp_b + q->ep_b) + rcf;
 				w += nk * q->b_w;
 				/* the breakdown books recompute compute here and its communication under
 				 * the communication kinds below */
-				rc += rc_cnt[k][RC_FULL] * q->f_comp + rc_cnt[k][RC_SELECTIVE] * q->core_f;
+				rc += rc_cnt[k][RC_FULL] * q->f_comp + rc_cnt[k][RC_SELECTIVE] * q->sel_f;
 				comp += nk * (q->f_comp + q->b_in + q->b_w);
 				tpc += nk * (q->tp_f + q->tp_b) + rc_cnt[k][RC_FULL] * q->tp_f;
 				cpc += nk * (q->cp_f + q->cp_b) + rc_cnt[k][RC_FULL] * q->cp_f;
 				epc += nk * (q->ep_f + q->ep_b) + rc_cnt[k][RC_FULL] * q->ep_f;
 				fl_model += nk * q->flops_model;
 				fl_hw += nk * q->flops_model + rc_cnt[k][RC_FULL] * q->flops_fwd +
-					rc_cnt[k][RC_SELECTIVE] * q->flops_core;
+					rc_cnt[k][RC_SELECTIVE] * q->flops_sel;
 			}
 			if (!uniform) /* the widest layer kind of the stage sizes its TP workspace */
 				for (int k = 0; k < m->nkinds; k++)
@@ -736,7 +811,7 @@ int eval_costs_get(const model_t *m, const cluster_t *c, int devices, const stra
 		e->bwd = q.b_in + q.b_w + q.tp_b + q.cp_b + q.ep_b;
 		e->wgrad = q.b_w;
 		e->rc[RC_FULL] = e->fwd;
-		e->rc[RC_SELECTIVE] = q.core_f;
+		e->rc[RC_SELECTIVE] = q.sel_f;
 		for (int mode = 0; mode < RC_COUNT; mode++)
 			e->act[mode] = q.act[mode];
 		e->work = q.work;

@@ -9,6 +9,7 @@ static const char *rc_names[] = {"none", "selective", "full"};
 static const char *sched_names[] = {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "zb-v", "dualpipe"};
 static const char *prec_names[] = {"bf16", "fp16", "fp8"};
 static const char *cp_names[] = {"ring", "ulysses"};
+static const char *fw_names[] = {"megatron", "torchtitan"};
 
 static int find(const char *const *names, int n, const char *s)
 {
@@ -25,6 +26,8 @@ const char *strat_cp_kind_name(int v) { return v >= 0 && v < 2 ? cp_names[v] : "
 int strat_parse_recompute(const char *s) { return find(rc_names, RC_COUNT, s); }
 int strat_parse_precision(const char *s) { return find(prec_names, PREC_COUNT, s); }
 int strat_parse_cp_kind(const char *s) { return find(cp_names, 2, s); }
+const char *strat_framework_name(int v) { return v >= 0 && v < FW_COUNT ? fw_names[v] : "?"; }
+int strat_parse_framework(const char *s) { return find(fw_names, FW_COUNT, s); }
 
 int strat_parse_schedule(const char *s)
 {
@@ -53,6 +56,7 @@ strategy_t strat_default(void)
 	s.schedule = SCHED_1F1B;
 	s.precision = PREC_BF16;
 	s.cp_kind = CP_RING;
+	s.framework = FW_MEGATRON;
 	return s;
 }
 
@@ -212,8 +216,8 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 	if (s->precision >= PREC_COUNT || c->peak_tflops[s->precision] <= 0)
 		return why_set(why, n, "%s is not supported by %s (no %s peak in the cluster file)",
 				strat_precision_name(s->precision), c->device, strat_precision_name(s->precision));
-	if (s->recompute >= RC_COUNT || s->schedule >= SCHED_COUNT || s->cp_kind > CP_ULYSSES)
-		return why_set(why, n, "unknown recompute, schedule or cp kind value");
+	if (s->recompute >= RC_COUNT || s->schedule >= SCHED_COUNT || s->cp_kind > CP_ULYSSES || s->framework >= FW_COUNT)
+		return why_set(why, n, "unknown recompute, schedule, cp kind or framework value");
 	for (int i = 0; i < s->nranges; i++)
 		if (s->range[i].lo < 0 || s->range[i].hi > m->layers || s->range[i].lo >= s->range[i].hi)
 			return why_set(why, n, "recompute range [%d:%d] is outside the %d layers", s->range[i].lo,

@@ -17,6 +17,10 @@ typedef enum {
 	SCHED_DUALPIPE, SCHED_COUNT
 } schedule_t;
 typedef enum { CP_RING = 0, CP_ULYSSES = 1 } cp_kind_t;
+/* The training framework, for the few semantics that differ between them on the same
+ * strategy: what `selective` recomputation keeps, and whether TP backward collectives
+ * hide behind the weight-gradient GEMMs. */
+typedef enum { FW_MEGATRON = 0, FW_TORCHTITAN = 1, FW_COUNT = 2 } framework_t;
 
 typedef struct {
 	int lo, hi;          /* layer range [lo, hi) */
@@ -27,7 +31,7 @@ typedef struct {
 	int dp, tp, pp, vpp, cp, ep, etp, zero;
 	int micro_batch, global_batch, seq;
 	bool sp, flash, tp_overlap, vocab_parallel;
-	uint8_t recompute, schedule, precision, cp_kind;
+	uint8_t recompute, schedule, precision, cp_kind, framework;
 	int nranges;
 	rc_range range[STRAT_MAX_RANGES]; /* per-layer recompute overrides, later ranges win */
 	int nchunks;                      /* 0 = even split; else pp*vpp explicit counts */
@@ -52,10 +56,12 @@ const char *strat_recompute_name(int v);
 const char *strat_schedule_name(int v);
 const char *strat_precision_name(int v);
 const char *strat_cp_kind_name(int v);
+const char *strat_framework_name(int v);
 /* Parse enum names; return the value or -1. */
 int strat_parse_recompute(const char *s);
 int strat_parse_schedule(const char *s);
 int strat_parse_precision(const char *s);
 int strat_parse_cp_kind(const char *s);
+int strat_parse_framework(const char *s);
 
 #endif

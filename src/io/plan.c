@@ -149,9 +149,11 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 		return set_enum(&s->precision, key, val, strat_parse_precision, "bf16, fp16, fp8", err, n);
 	if (!strcmp(key, "cp_kind"))
 		return set_enum(&s->cp_kind, key, val, strat_parse_cp_kind, "ring, ulysses", err, n);
+	if (!strcmp(key, "framework"))
+		return set_enum(&s->framework, key, val, strat_parse_framework, "megatron, torchtitan", err, n);
 	snprintf(err, n, "unknown strategy key '%s' (known: dp tp pp vpp cp ep etp zero micro_batch "
 			"global_batch seq_length sp recompute schedule precision flash_attention cp_kind "
-			"tp_comm_overlap vocab_parallel recompute_layers stage_layers)", key);
+			"framework tp_comm_overlap vocab_parallel recompute_layers stage_layers)", key);
 	return -2;
 }
 

@@ -136,3 +136,19 @@ st --version
 check "strata --version: exit 0, prints a version" eval '[ "$RC" -eq 0 ] && grep -q "^strata [0-9]" "$OUT"'
 st --help
 check "strata --help: exit 0, shows usage and exit status" eval '[ "$RC" -eq 0 ] && grep -q "usage" "$OUT" && grep -q "exit status" "$OUT"'
+
+# the framework: torchtitan's semantics of selective recompute and TP; bad names name the choices
+st eval -m llama3-8b -c dgx-h100 -n 8 --tp 1 --pp 1 --zero 3 --gbs 8 --seq 8192 --recompute selective --json
+cp "$OUT" "$T/meg.json"
+st eval -m llama3-8b -c dgx-h100 -n 8 --tp 1 --pp 1 --zero 3 --gbs 8 --seq 8192 --recompute selective --framework torchtitan --json
+expect_rc "eval --framework torchtitan: exit 0" 0
+check "eval --framework torchtitan: JSON strategy.framework, less memory and more recompute than Megatron's selective" \
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]));
+sys.exit(not (a["strategy"]["framework"]=="megatron" and b["strategy"]["framework"]=="torchtitan" and
+ b["memory"]["peak_gib"] < a["memory"]["peak_gib"] and
+ b["time"]["step_s"] > a["time"]["step_s"]))' "$T/meg.json" "$OUT"
+st eval -m llama3-8b -c dgx-h100 -n 8 --tp 2 --pp 1 --framework torchtitan
+out_has "eval --framework torchtitan: the table names the framework" "framework=torchtitan"
+st eval --framework deepspeed
+expect_rc "eval --framework deepspeed: usage error, exit 2" 2
+err_has "eval --framework deepspeed: names the choices" "megatron, torchtitan"

@@ -674,6 +674,72 @@ static void test_invalid_later_kind(void)
 	CHECK(eval_run(&m, &c, 16, &s, 0, &res) == 0, "valid: tp=16 splits both kinds");
 }
 
+/* strategy.framework = torchtitan: "selective" is torchtitan's per-op checkpointing, which
+ * keeps the block input, the outputs of the 1st, 3rd, 5th and 7th matmul of a Llama block
+ * (wq, wv, w1, w2), the SDPA output and its fp32 log-sum-exp; DTensor TP hides no backward
+ * collective; the loss keeps 10 bytes per logit instead of Megatron's 6. */
+static void test_framework(void)
+{
+	model_t m;
+	cluster_t c = fixed_cluster();
+	llama8b(&m);
+	strategy_t s = strat(8, 1, 1, 8, 8192);
+	s.recompute = RC_SELECTIVE;
+	double tok = 8192, h = 4096, q = 4096, v = 1024, ffn = 14336, heads = 32;
+	double meg = eval_layer_activation(&m, &c, &s, 0, RC_SELECTIVE);
+	s.framework = FW_TORCHTITAN;
+	double tt = eval_layer_activation(&m, &c, &s, 0, RC_SELECTIVE);
+	double want = tok * (2 * h + 2 * q + 2 * v + 2 * ffn + 2 * h + 2 * q) + 4 * heads * tok;
+	CHECK_NEAR(tt, want, 1e-12, "framework: torchtitan op-SAC keeps input, wq, wv, w1, w2, SDPA out + lse");
+	CHECK_NEAR(tt / (tok * h), 15.53125, 1e-12, "framework: op-SAC = 15.53 bytes per token and hidden unit");
+	CHECK(meg > 2 * tt, "framework: Megatron selective with flash keeps over twice as much (34 vs 15.5 per token-unit)");
+	CHECK(eval_layer_activation(&m, &c, &s, 0, RC_NONE) == eval_layer_activation(&m, &c, &(strategy_t){
+			.dp = 8, .tp = 1, .pp = 1, .vpp = 1, .cp = 1, .ep = 1, .etp = 1, .micro_batch = 1,
+			.global_batch = 8, .seq = 8192, .flash = true, .sp = true, .vocab_parallel = true}, 0, RC_NONE),
+			"framework: none and full are the same under both frameworks");
+
+	/* op-SAC recomputes wk, wo and w3 (and element-wise ops): slower than Megatron's
+	 * selective with flash, faster than full recompute; HFU counts the extra matmuls */
+	strategy_t a = s;
+	a.framework = FW_MEGATRON;
+	if (!run(&m, &c, 8, &a, 0, &res, "megatron selective") && !run(&m, &c, 8, &s, 0, &res2, "torchtitan selective")) {
+		CHECK(res2.recompute > res.recompute, "framework: op-SAC recomputes more than attention-core selective");
+		CHECK(res2.hw_flops > res.hw_flops && res2.model_flops == res.model_flops,
+				"framework: op-SAC adds hardware FLOPs, not model FLOPs");
+		double mm = 2 * tok * h * (v + h + ffn) * 32; /* wk, wo, w3 of 32 layers */
+		CHECK_NEAR(res2.hw_flops - res2.model_flops, 8 * mm, 1e-9,
+				"framework: the recomputed FLOPs are exactly wk, wo and w3 (8 devices, one micro-batch)");
+		CHECK(res2.peak_bytes < res.peak_bytes, "framework: op-SAC needs less memory");
+	}
+	strategy_t f = s;
+	f.recompute = RC_FULL;
+	if (!run(&m, &c, 8, &f, 0, &res, "torchtitan full"))
+		CHECK(res.recompute > res2.recompute, "framework: full recompute costs more than op-SAC");
+
+	/* TP: DTensor backward collectives are all exposed; Megatron hides some behind wgrad */
+	strategy_t t1 = strat(2, 4, 1, 2, 4096), t2;
+	t1.recompute = RC_NONE;
+	t2 = t1;
+	t2.framework = FW_TORCHTITAN;
+	if (!run(&m, &c, 8, &t1, 0, &res, "megatron tp") && !run(&m, &c, 8, &t2, 0, &res2, "torchtitan tp")) {
+		CHECK(res2.tp > res.tp, "framework: torchtitan exposes more TP time than Megatron");
+		CHECK(res2.compute == res.compute, "framework: TP semantics change no compute");
+	}
+	/* async TP (tp_comm_overlap) overlaps both directions, as Megatron's does */
+	t1.tp_overlap = t2.tp_overlap = true;
+	if (!run(&m, &c, 8, &t1, 0, &res, "megatron tp overlap") && !run(&m, &c, 8, &t2, 0, &res2, "torchtitan async tp"))
+		CHECK_NEAR(res2.tp, res.tp, 1e-12, "framework: async TP exposes what Megatron's overlap does");
+
+	/* the loss: 10 bytes per logit on the last stage instead of 6 */
+	strategy_t l1 = strat(8, 1, 1, 8, 4096), l2;
+	l1.recompute = RC_FULL;
+	l2 = l1;
+	l2.framework = FW_TORCHTITAN;
+	if (!run(&m, &c, 8, &l1, 0, &res, "megatron loss") && !run(&m, &c, 8, &l2, 0, &res2, "torchtitan loss"))
+		CHECK_NEAR(res2.mem[0].activations - res.mem[0].activations, 4.0 * 4096 * 128256, 1e-12,
+				"framework: torchtitan's loss keeps 4 more bytes per logit");
+}
+
 int main(void)
 {
 	test_korthikanti();
@@ -685,5 +751,6 @@ int main(void)
 	test_moe();
 	test_kind_width();
 	test_invalid_later_kind();
+	test_framework();
 	return check_done();
 }
