@@ -14,7 +14,9 @@ whole device family (the Zero Bubble files push the A100 flash-attention efficie
 0.63 down to 0.45). --as-published fits the files exactly as they are.
 
 Usage: scripts/calibrate.py [CASES_DIR | --cases=DIR | --as-published] [--family=F] [--write]
-       scripts/calibrate.py --holdout [--jobs=N] [...]   leave-one-source-out cross-validation
+       scripts/calibrate.py --holdout [--jobs=N] [--from-presets] [...]   leave-one-source-out
+           cross-validation; each fit starts from the neutral defaults (--from-presets: from
+           the shipped constants, which have seen the held-out source)
 Needs build/strata (or $STRATA).
 """
 import csv, io, math, os, re, shutil, subprocess, sys, tempfile
@@ -36,6 +38,19 @@ BOUNDS = {"gemm": (0.2, 0.95), "fp8_gemm": (0.1, 0.95), "grouped_gemm": (0.1, 1.
           "tp_overlap": (0, 1), "contention": (0, 1), "step_ms": (0, 2000)}
 STEPS = ((0.5, 0.7, 1.4, 2.0), (0.8, 0.9, 1.1, 1.25), (0.95, 0.97, 1.03, 1.05))
 EFF_BLOCK = r"^efficiency:\n(?:  .*\n)+"
+
+# cluster_default_eff() of src/core/cluster.c: where a held-out fit starts (see holdout)
+NEUTRAL = {"gemm": 0.55, "gemm_half": 64, "fp8_gemm": 0.35, "flash": 0.40, "grouped_gemm": 0.7, "hbm": 0.7,
+           "layer_us": 20, "coll_intra": 0.75, "coll_inter": 0.8, "dp_overlap": 0.8, "tp_overlap": 0.6,
+           "contention": 0.2, "step_ms": 0}
+
+def start_eff(family, neutral):
+    """The constants a fit starts from: the presets', or the neutral defaults (keys the
+    family lacks, such as V100's fp8_gemm = 0, stay as the preset has them)."""
+    eff = read_eff(os.path.join(PRESETS, "clusters", FAMILIES[family][0]))
+    if neutral:
+        eff.update({k: v for k, v in NEUTRAL.items() if k in eff and not (k == "fp8_gemm" and eff[k] == 0)})
+    return eff
 
 def family_of(device):
     m = re.match(r"[^A-Za-z0-9]*([A-Za-z0-9]+)", device)
@@ -120,12 +135,12 @@ def fit(box, family, eff, files, log=None):
 
 def fit_and_predict(task):
     """Fit `family` on its cases outside `held` (None: on all) and predict its cases of `held`."""
-    family, held, cases, source = task
+    family, held, cases, source, neutral = task
     train = [p for cid, fam, p in cases if fam == family and source[cid] != held]
     test = [p for cid, fam, p in cases if fam == family and (held is None or source[cid] == held)]
     box = Sandbox()
     try:
-        start = read_eff(os.path.join(PRESETS, "clusters", FAMILIES[family][0]))
+        start = start_eff(family, neutral)
         eff = fit(box, family, start, train) if train else None  # no training case: neutral defaults
         box.set_eff(family, eff)
         return family, held, box.validate(test) if test else [], eff is None
@@ -143,7 +158,7 @@ def med_p90(e):
     med = e[n // 2] if n % 2 else 0.5 * (e[n // 2 - 1] + e[n // 2])
     return med, e[max(0, min(n - 1, int(math.ceil(0.9 * n)) - 1))]
 
-def holdout(cases, jobs):
+def holdout(cases, jobs, neutral):
     box = Sandbox()
     try:
         source = {r["id"]: r["source"] for r in box.validate([p for _, _, p in cases])}
@@ -151,7 +166,7 @@ def holdout(cases, jobs):
         box.close()
     cases = [c for c in cases if c[0] in source and c[1] in FAMILIES]
     sources = sorted(set(source[cid] for cid, _, _ in cases))
-    tasks = [(fam, held, cases, source) for held in [None] + sources for fam in FAMILIES
+    tasks = [(fam, held, cases, source, neutral) for held in [None] + sources for fam in FAMILIES
              if any(f == fam and (held is None or source[cid] == held) for cid, f, _ in cases)]
     with ThreadPoolExecutor(max_workers=jobs) as pool:  # the work is in the strata subprocesses
         results = list(pool.map(fit_and_predict, tasks))
@@ -198,7 +213,10 @@ def run(args, opt, cases):
     if "--holdout" in args:
         if "--write" in args:
             sys.exit("calibrate.py: --holdout writes nothing; drop --write")
-        holdout(cases, int((opt("jobs") or [2])[0]))
+        # the coordinate search is local, so a fit that starts from the shipped constants
+        # (fitted on every source, the held-out one included) remembers that source; by
+        # default every fit here starts from the neutral defaults instead
+        holdout(cases, int((opt("jobs") or [2])[0]), "--from-presets" not in args)
         return 0
     only = opt("family")
     box = Sandbox()

