@@ -525,15 +525,18 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 		double f = 0, b = 0, w = 0, rc = 0, comp = 0, tpc = 0, cpc = 0, epc = 0;
 		double wst = 0, p2p_st = 0; /* widest layer and largest P2P message of the stage */
 		int layers = 0;
+		/* layers of each kind and recompute mode over all the stage's chunks: every
+		 * per-layer cost is linear in these counts, so the kinds are priced once per stage;
+		 * only the P2P sends are per chunk */
+		double rc_cnt[MODEL_MAX_KINDS][RC_COUNT];
+		for (int k = 0; k < m->nkinds; k++)
+			rc_cnt[k][0] = rc_cnt[k][1] = rc_cnt[k][2] = 0;
 		for (int ch = 0; ch < v; ch++) {
 			int lo, n;
 			strat_chunk_span(s, m->layers, ch, st, &lo, &n);
 			int last_chunk = (st == p - 1 && ch == v - 1);
 			int hi = lo + n + (last_chunk ? m->mtp_layers : 0); /* MTP rides on the last stage */
 			layers += n;
-			double rc_cnt[MODEL_MAX_KINDS][RC_COUNT];
-			for (int k = 0; k < m->nkinds; k++)
-				rc_cnt[k][0] = rc_cnt[k][1] = rc_cnt[k][2] = 0;
 			if (s->nranges == 0) {
 				/* walk the runs that overlap [lo, hi): usually one or two */
 				int start = 0;
@@ -548,39 +551,6 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 				for (int l = lo; l < hi; l++)
 					rc_cnt[model_layer_kind(m, l)][strat_layer_recompute(s, l < m->layers ? l : m->layers - 1)] += 1;
 			}
-			for (int k = 0; k < m->nkinds; k++) {
-				const kcost *q = &kc[k];
-				double nk = rc_cnt[k][0] + rc_cnt[k][1] + rc_cnt[k][2];
-				if (nk == 0)
-					continue;
-				pd += nk * q->p_dense;
-				pe += nk * q->p_expert;
-				for (int mode = 0; mode < RC_COUNT; mode++)
-					act_mb += rc_cnt[k][mode] * q->act[mode];
-				if (q->work > work)
-					work = q->work;
-				if (rc_cnt[k][RC_FULL] + rc_cnt[k][RC_SELECTIVE] > 0 && q->act[RC_NONE] > work)
-					work = q->act[RC_NONE]; /* a recomputed layer is materialised whole */
-				double rcf = rc_cnt[k][RC_FULL] * (q->f_comp + q->tp_f + q->cp_f + q->ep_f) +
-					rc_cnt[k][RC_SELECTIVE] * q->sel_f;
-				f += nk * (q->f_comp + q->tp_f + q->cp_f + q->ep_f);
-				b += nk * (q->b_in + q->b_w + q->tp_b + q->cp_b + q->ep_b) + rcf;
-				w += nk * q->b_w;
-				/* the breakdown books recompute compute here and its communication under
-				 * the communication kinds below */
-				rc += rc_cnt[k][RC_FULL] * q->f_comp + rc_cnt[k][RC_SELECTIVE] * q->sel_f;
-				comp += nk * (q->f_comp + q->b_in + q->b_w);
-				tpc += nk * (q->tp_f + q->tp_b) + rc_cnt[k][RC_FULL] * q->tp_f;
-				cpc += nk * (q->cp_f + q->cp_b) + rc_cnt[k][RC_FULL] * q->cp_f;
-				epc += nk * (q->ep_f + q->ep_b) + rc_cnt[k][RC_FULL] * q->ep_f;
-				fl_model += nk * q->flops_model;
-				fl_hw += nk * q->flops_model + rc_cnt[k][RC_FULL] * q->flops_fwd +
-					rc_cnt[k][RC_SELECTIVE] * q->flops_sel;
-			}
-			if (!uniform) /* the widest layer kind of the stage sizes its TP workspace */
-				for (int k = 0; k < m->nkinds; k++)
-					if (rc_cnt[k][0] + rc_cnt[k][1] + rc_cnt[k][2] > 0 && kc[k].width > wst)
-						wst = kc[k].width;
 			if (p > 1) { /* one activation send and one gradient send per chunk */
 				double ct = p2p;
 				if (!uniform) {
@@ -592,6 +562,37 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 				b += ct;
 				tt->pp += 2 * ct;
 			}
+		}
+		for (int k = 0; k < m->nkinds; k++) {
+			const kcost *q = &kc[k];
+			double nk = rc_cnt[k][0] + rc_cnt[k][1] + rc_cnt[k][2];
+			if (nk == 0)
+				continue;
+			pd += nk * q->p_dense;
+			pe += nk * q->p_expert;
+			for (int mode = 0; mode < RC_COUNT; mode++)
+				act_mb += rc_cnt[k][mode] * q->act[mode];
+			if (q->work > work)
+				work = q->work;
+			if (rc_cnt[k][RC_FULL] + rc_cnt[k][RC_SELECTIVE] > 0 && q->act[RC_NONE] > work)
+				work = q->act[RC_NONE]; /* a recomputed layer is materialised whole */
+			double rcf = rc_cnt[k][RC_FULL] * (q->f_comp + q->tp_f + q->cp_f + q->ep_f) +
+				rc_cnt[k][RC_SELECTIVE] * q->sel_f;
+			f += nk * (q->f_comp + q->tp_f + q->cp_f + q->ep_f);
+			b += nk * (q->b_in + q->b_w + q->tp_b + q->cp_b + q->ep_b) + rcf;
+			w += nk * q->b_w;
+			/* the breakdown books recompute compute here and its communication under
+			 * the communication kinds below */
+			rc += rc_cnt[k][RC_FULL] * q->f_comp + rc_cnt[k][RC_SELECTIVE] * q->sel_f;
+			comp += nk * (q->f_comp + q->b_in + q->b_w);
+			tpc += nk * (q->tp_f + q->tp_b) + rc_cnt[k][RC_FULL] * q->tp_f;
+			cpc += nk * (q->cp_f + q->cp_b) + rc_cnt[k][RC_FULL] * q->cp_f;
+			epc += nk * (q->ep_f + q->ep_b) + rc_cnt[k][RC_FULL] * q->ep_f;
+			fl_model += nk * q->flops_model;
+			fl_hw += nk * q->flops_model + rc_cnt[k][RC_FULL] * q->flops_fwd +
+				rc_cnt[k][RC_SELECTIVE] * q->flops_sel;
+			if (!uniform && q->width > wst) /* the widest kind of the stage sizes its TP workspace */
+				wst = q->width;
 		}
 		/* first stage: embedding; last stage: LM head, loss, final norm */
 		double extra_act = 0;
