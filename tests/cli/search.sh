@@ -152,3 +152,8 @@ else
 	fail "rank_published: runs" "$(head -c 300 "$T/rankerr")"
 fi
 check "rank_published: one row per case with a rank" [ "$(grep -cE '^\| [A-Za-z0-9_.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9,]+ \|' "$T/rank")" -eq 2 ]
+
+# the plan's framework carries into every candidate (torchtitan prices selective its way)
+st search -m llama3-8b -c dgx-h100 -n 8 --seq 8192 --framework torchtitan --json --top 3
+check "search --framework torchtitan: every result keeps framework torchtitan" \
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d or any(r["strategy"]["framework"] != "torchtitan" for r in d))' "$OUT"
