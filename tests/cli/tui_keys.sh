@@ -42,6 +42,12 @@ keys Enter
 tcheck ":set tp=6: reason from the core" wait_for "invalid: dp*tp*pp*cp"
 keys u
 wait_gone "INVALID"
+# :set framework: the header names a non-default framework, and drops it again on undo
+typed ":set framework=torchtitan"
+keys Enter
+tcheck ":set framework=torchtitan: the header says torchtitan" wait_for "torchtitan"
+keys u
+tcheck "u: back to the default framework, the header drops it" wait_gone "torchtitan"
 keys g j p
 tcheck "p: pins tp" wait_for "pinned tp=8"
 check "p: pin marker on the tp row" eval 'screen | grep -Fq "● tp "'
