@@ -4,6 +4,7 @@
 #include "tui/panes.h"
 #include "tui/tasks.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void tui_pane_header(tui_app *a, tui_rect r)
@@ -20,11 +21,12 @@ void tui_pane_header(tui_app *a, tui_rect r)
 	const char *file = a->save_path[0] ? strrchr(a->save_path, '/') : NULL;
 	file = file ? file + 1 : a->save_path[0] ? a->save_path : "default plan";
 	/* a non-default framework changes what selective recompute and TP overlap mean: say so */
-	int fw = p->strategy.framework != FW_MEGATRON;
-	tui_textf(r.y, r.x, r.w, h, " strata %s %s %s %s %s %d%s%s %s %s%s%s%s%s%s", a->g->vline, p->model.name, params,
+	char fw[48] = "";
+	if (p->strategy.framework != FW_MEGATRON)
+		snprintf(fw, sizeof fw, " %s %s", a->g->vline, strat_framework_name(p->strategy.framework));
+	tui_textf(r.y, r.x, r.w, h, " strata %s %s %s %s %s %d%s%s %s %s%s%s", a->g->vline, p->model.name, params,
 			a->g->vline, p->cluster.name, p->devices, a->g->times, p->cluster.device, a->g->vline, file,
-			a->dirty ? " [+]" : "", fw ? " " : "", fw ? a->g->vline : "", fw ? " " : "",
-			fw ? strat_framework_name(p->strategy.framework) : "");
+			a->dirty ? " [+]" : "", fw);
 }
 
 void tui_pane_message(tui_app *a, tui_rect r)
