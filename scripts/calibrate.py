@@ -14,9 +14,12 @@ whole device family (the Zero Bubble files push the A100 flash-attention efficie
 0.63 down to 0.45). --as-published fits the files exactly as they are.
 
 Usage: scripts/calibrate.py [CASES_DIR | --cases=DIR | --as-published] [--family=F] [--write]
-       scripts/calibrate.py --holdout [--jobs=N] [--from-presets] [...]   leave-one-source-out
-           cross-validation; each fit starts from the neutral defaults (--from-presets: from
-           the shipped constants, which have seen the held-out source)
+       scripts/calibrate.py --holdout [--jobs=N] [--from-presets] [--predict-as-published] [...]
+           leave-one-source-out cross-validation; each fit starts from the neutral defaults
+           (--from-presets: from the shipped constants, which have seen the held-out source);
+           --predict-as-published fits on the cases chosen as usual but predicts the files
+           of tests/validation/public exactly as published; --csv=FILE writes each case's
+           measured, in-sample and held-out step time
 Needs build/strata (or $STRATA).
 """
 import csv, io, math, os, re, shutil, subprocess, sys, tempfile
@@ -134,10 +137,12 @@ def fit(box, family, eff, files, log=None):
     return eff
 
 def fit_and_predict(task):
-    """Fit `family` on its cases outside `held` (None: on all) and predict its cases of `held`."""
-    family, held, cases, source, neutral = task
+    """Fit `family` on its cases outside `held` (None: on all) and predict its cases of `held`
+    (from the files of `predict`, a {id: path} map, when given)."""
+    family, held, cases, source, neutral, predict = task
     train = [p for cid, fam, p in cases if fam == family and source[cid] != held]
-    test = [p for cid, fam, p in cases if fam == family and (held is None or source[cid] == held)]
+    test = [predict.get(cid, p) if predict else p for cid, fam, p in cases
+            if fam == family and (held is None or source[cid] == held)]
     box = Sandbox()
     try:
         start = start_eff(family, neutral)
@@ -158,7 +163,7 @@ def med_p90(e):
     med = e[n // 2] if n % 2 else 0.5 * (e[n // 2 - 1] + e[n // 2])
     return med, e[max(0, min(n - 1, int(math.ceil(0.9 * n)) - 1))]
 
-def holdout(cases, jobs, neutral):
+def holdout(cases, jobs, neutral, predict=None, dump=None):
     box = Sandbox()
     try:
         source = {r["id"]: r["source"] for r in box.validate([p for _, _, p in cases])}
@@ -166,7 +171,7 @@ def holdout(cases, jobs, neutral):
         box.close()
     cases = [c for c in cases if c[0] in source and c[1] in FAMILIES]
     sources = sorted(set(source[cid] for cid, _, _ in cases))
-    tasks = [(fam, held, cases, source, neutral) for held in [None] + sources for fam in FAMILIES
+    tasks = [(fam, held, cases, source, neutral, predict) for held in [None] + sources for fam in FAMILIES
              if any(f == fam and (held is None or source[cid] == held) for cid, f, _ in cases)]
     with ThreadPoolExecutor(max_workers=jobs) as pool:  # the work is in the strata subprocesses
         results = list(pool.map(fit_and_predict, tasks))
@@ -187,6 +192,13 @@ def holdout(cases, jobs, neutral):
         print("%-16s %5d   %s   %s%s" % (s, len(held_out[s]), pct(insample[s]), pct(held_out[s]), note))
     every = lambda d: [r for s in sources for r in d[s]]
     print("%-16s %5d   %s   %s" % ("all", len(every(held_out)), pct(every(insample)), pct(every(held_out))))
+    if dump:  # one row per case: measured, in-sample and held-out prediction
+        ins = {r["id"]: r for r in every(insample)}
+        with open(dump, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["id", "source", "exp_step_s", "insample_step_s", "heldout_step_s"])
+            for r in sorted(every(held_out), key=lambda r: r["id"]):
+                w.writerow([r["id"], r["source"], r["exp_step_s"], ins[r["id"]]["pred_step_s"] if r["id"] in ins else "", r["pred_step_s"]])
 
 def main():
     args = sys.argv[1:]
@@ -216,7 +228,15 @@ def run(args, opt, cases):
         # the coordinate search is local, so a fit that starts from the shipped constants
         # (fitted on every source, the held-out one included) remembers that source; by
         # default every fit here starts from the neutral defaults instead
-        holdout(cases, int((opt("jobs") or [2])[0]), "--from-presets" not in args)
+        predict = None
+        if "--predict-as-published" in args:
+            # fit as usual, predict the files exactly as published: what a run described
+            # the published way (no corrections) gets from constants fitted this way
+            published = os.path.join(ROOT, "tests/validation/public")
+            predict = {cid: p for cid, _, p in load_cases(published)}
+            print("predicting: tests/validation/public as published")
+        holdout(cases, int((opt("jobs") or [2])[0]), "--from-presets" not in args, predict,
+                (opt("csv") or [None])[0])
         return 0
     only = opt("family")
     box = Sandbox()

@@ -1,19 +1,27 @@
 #!/bin/sh
 # Validate the published cases as they are and with tests/validation/corrections.txt
 # applied to a temporary copy, so the effect of each proposed correction can be judged.
-# Usage: scripts/validate_corrected.sh [--keep DIR] [STRATA_BINARY]   (default build/strata)
-#   --keep DIR  also leave the corrected copy in DIR (e.g. for calibrate.py --cases=DIR)
+# Usage: scripts/validate_corrected.sh [--keep DIR] [--fixes FILE] [STRATA_BINARY]
+#   --keep DIR    also leave the corrected copy in DIR (e.g. for calibrate.py --cases=DIR)
+#   --fixes FILE  apply FILE instead of tests/validation/corrections.txt (same format; e.g.
+#                 a subset of its lines, to judge one correction at a time)
+#   STRATA_BINARY defaults to build/strata
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 keep=
-if [ "${1:-}" = --keep ]; then
-	[ $# -ge 2 ] || { echo "validate_corrected: --keep needs a directory" >&2; exit 2; }
-	keep=$2
-	shift 2
-fi
+fixes=$root/tests/validation/corrections.txt
+while [ $# -gt 0 ]; do
+	case $1 in
+	--keep|--fixes)
+		[ $# -ge 2 ] || { echo "validate_corrected: $1 needs an argument" >&2; exit 2; }
+		if [ "$1" = --keep ]; then keep=$2; else fixes=$2; fi
+		shift 2 ;;
+	*) break ;;
+	esac
+done
+[ -f "$fixes" ] || { echo "validate_corrected: no corrections file $fixes" >&2; exit 2; }
 strata=${1:-$root/build/strata}
 cases=$root/tests/validation/public
-fixes=$root/tests/validation/corrections.txt
 [ -x "$strata" ] || { echo "validate_corrected: no $strata (run make first)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -35,5 +43,5 @@ if [ -n "$keep" ]; then
 fi
 echo "== as published ($cases)"
 "$strata" validate "$cases" | sed -n '/^step time/,/^  source/p;/^peak memory/,/^  source/p' | grep -v '^  source'
-echo "== with $(grep -cv '^[[:space:]]*\(#\|$\)' "$fixes") corrections from tests/validation/corrections.txt"
+echo "== with $(grep -cv '^[[:space:]]*\(#\|$\)' "$fixes") corrections from ${fixes#"$root"/}"
 "$strata" validate "$tmp" | sed -n '/^step time/,/^  source/p;/^peak memory/,/^  source/p' | grep -v '^  source'

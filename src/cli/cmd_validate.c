@@ -93,13 +93,22 @@ static void run_case(vstate *st, const char *path)
 		c->has_t = 1;
 		c->exp_t = p->expect.step_time_s;
 		c->pred_t = r->step;
-	} else if (p->expect.tflops_per_gpu > 0 || p->expect.mfu > 0) {
-		/* only a throughput was published: the step time it implies under the same FLOP
-		 * convention (model FLOPs for MFU figures, with recompute for HFU figures) */
-		int hfu = !strcmp(p->expect.tflops_convention, "hfu");
+	} else if (p->expect.tokens_per_s > 0) {
+		/* a whole-job throughput: one step is global batch x sequence tokens */
+		c->has_t = 1;
+		c->derived_t = 1;
+		c->exp_t = (double)p->strategy.global_batch * p->strategy.seq / p->expect.tokens_per_s;
+		c->pred_t = r->step;
+	} else if (p->expect.tflops_per_gpu > 0 || p->expect.mfu > 0 || p->expect.hfu > 0) {
+		/* only a per-device throughput was published: the step time it implies under the
+		 * same FLOP convention (model FLOPs for MFU figures, with recompute for HFU
+		 * figures); an MFU or HFU fraction is of the device's peak for the run */
+		int hfu = p->expect.tflops_per_gpu > 0 ? !strcmp(p->expect.tflops_convention, "hfu")
+			: p->expect.mfu <= 0;
 		double fl = hfu ? r->hw_flops : r->model_flops;
+		double peak = r->model_flops / (r->mfu * r->step * p->devices);
 		double per_dev = p->expect.tflops_per_gpu > 0 ? p->expect.tflops_per_gpu * 1e12
-			: p->expect.mfu * r->model_flops / (r->mfu * r->step * p->devices);
+			: (p->expect.mfu > 0 ? p->expect.mfu : p->expect.hfu) * peak;
 		c->has_t = 1;
 		c->derived_t = 1;
 		c->exp_t = fl / (per_dev * p->devices);

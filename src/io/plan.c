@@ -874,8 +874,10 @@ static int plan_from_doc(plan_t *p, yd_doc *d, const paths_t *paths, char *err, 
 		p->has_expect = 1;
 		if (y_num(&y, ex, "step_time_s", 0, 1e9, &p->expect.step_time_s) ||
 				y_num(&y, ex, "peak_mem_gib", 0, 1e9, &p->expect.peak_mem_gib) ||
+				y_num(&y, ex, "tokens_per_s", 0, 1e15, &p->expect.tokens_per_s) ||
 				y_num(&y, ex, "tflops_per_gpu", 0, 1e7, &p->expect.tflops_per_gpu) ||
-				y_num(&y, ex, "mfu", 0, 1, &p->expect.mfu))
+				y_num(&y, ex, "mfu", 0, 1, &p->expect.mfu) ||
+				y_num(&y, ex, "hfu", 0, 1, &p->expect.hfu))
 			return 2;
 		const char *tc = y_str(ex, "tflops_convention");
 		snprintf(p->expect.tflops_convention, sizeof p->expect.tflops_convention, "%s", tc ? tc : "mfu");

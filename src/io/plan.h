@@ -13,7 +13,8 @@
 typedef struct {
 	double step_time_s, peak_mem_gib;   /* 0 when absent */
 	char mem_convention[16];            /* allocated | reserved | nvidia-smi | unknown */
-	double tflops_per_gpu, mfu;         /* throughput as published (0 when absent) */
+	double tokens_per_s;                /* whole-job throughput as published (0 when absent) */
+	double tflops_per_gpu, mfu, hfu;    /* per-device throughput as published (0 when absent) */
 	char tflops_convention[8];          /* mfu (no recompute counted) | hfu */
 } plan_expect;
 

@@ -40,3 +40,34 @@ m2=$(grep '^peak memory:' "$OUT" | sed -n 2p | sed 's/.*median |error| \([0-9.]*
 check "validate_corrected: the corrections change the memory median ($m1% -> $m2%)" \
     awk -v a="$m1" -v b="$m2" 'BEGIN { exit !(a != "" && b != "" && a != b) }'
 check "validate_corrected: published files unchanged" [ "$(cksum "$DIR"/zerobubble_1.5B_1F1B_m24.yaml)" = "$sum_before" ]
+
+# a case that publishes only a throughput: the step time it implies is the same whichever
+# figure is given (tokens/s of the job, MFU, HFU, or TFLOP/s per GPU with its convention)
+src="$DIR/megatron_readme_h100_70B.yaml"
+T=$(mktemp -d)
+st eval "$src" --json
+read -r step mfu hfu gbs seq dev <<EOF2
+$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["throughput"]; s=d["strategy"]
+print(d["time"]["step_s"], t["mfu"], t["hfu"], s["global_batch"], s["seq_length"], d["devices"])' "$OUT" 2>/dev/null)
+EOF2
+with_expect() { # NAME LINES...: the case with its expect block replaced
+    name=$1; shift
+    awk -v block="$(printf '%s\n' "$@")" '
+        /^expect:/ { print; print block; skip = 1; next }
+        skip && /^  / { next }
+        { skip = 0; print }' "$src" | sed "s/^id: .*/id: only_$name/" >"$T/$name.yaml"
+}
+x=$(awk -v s="$step" 'BEGIN { printf "%.6f", s * 1.25 }')  # "measured": 25 % slower than predicted
+with_expect step "  step_time_s: $x"
+with_expect tokens "  tokens_per_s: $(awk -v g="$gbs" -v q="$seq" -v x="$x" 'BEGIN { printf "%.6f", g * q / x }')"
+with_expect mfu "  mfu: $(awk -v m="$mfu" -v s="$step" -v x="$x" 'BEGIN { printf "%.9f", m * s / x }')"
+with_expect hfu "  hfu: $(awk -v m="$hfu" -v s="$step" -v x="$x" 'BEGIN { printf "%.9f", m * s / x }')"
+with_expect tflops "  tflops_per_gpu: $(awk -v m="$mfu" -v s="$step" -v x="$x" 'BEGIN { printf "%.6f", m * s / x * 989 }')" \
+    "  tflops_convention: mfu"
+st validate "$T" --csv
+for name in step tokens mfu hfu tflops; do
+    got=$(awk -F, -v id="only_$name" '$1 == id && $3 == 1 { print $5 }' "$OUT")
+    check "validate: a case with only $name has a step time ($got s, want $x s)" \
+        awk -v a="$got" -v b="$x" 'BEGIN { exit !(a != "" && a / b > 0.999 && a / b < 1.001) }'
+done
+rm -rf "$T"
