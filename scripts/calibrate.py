@@ -55,9 +55,13 @@ def start_eff(family, neutral):
         eff.update({k: v for k, v in NEUTRAL.items() if k in eff and not (k == "fp8_gemm" and eff[k] == 0)})
     return eff
 
+# cluster_family() of src/core/cluster.c: parts on the die of a calibrated family
+ALIAS = {"A800": "A100", "H800": "H100", "H20": "H100", "H200": "H100", "GH200": "H100", "V100S": "V100"}
+
 def family_of(device):
     m = re.match(r"[^A-Za-z0-9]*([A-Za-z0-9]+)", device)
-    return m.group(1).upper() if m else ""
+    fam = m.group(1).upper() if m else ""
+    return ALIAS.get(fam, fam)
 
 def fmt(v):
     return ("%.3g" % v) if abs(v) < 1000 else ("%d" % v)

@@ -56,6 +56,16 @@ int cluster_check(const cluster_t *c, char *why, size_t n)
 	return 0;
 }
 
+/* Devices built on the same die as a family with calibrated constants share its
+ * constants: the constants are fractions of the device's own peaks and links, so a part
+ * with fewer links or a different clock (A800: A100 with NVLink cut to 400 GB/s; H800:
+ * H100 with fewer NVLink lanes; H20: H100 die with fewer SMs; H200 and GH200: the H100
+ * die with HBM3e; V100S: V100 at a higher clock) keeps them. */
+static const char *const family_alias[][2] = {
+	{"A800", "A100"}, {"H800", "H100"}, {"H20", "H100"}, {"H200", "H100"}, {"GH200", "H100"},
+	{"V100S", "V100"},
+};
+
 void cluster_family(const char *device, char *out, size_t outlen)
 {
 	/* The family is the leading alphanumeric token: "H100-SXM5-80GB" -> "H100",
@@ -75,4 +85,12 @@ void cluster_family(const char *device, char *out, size_t outlen)
 			out[o++] = (char)toupper((unsigned char)device[i++]);
 		out[o] = 0;
 	}
+	/* Ascend 910B1..910B4 are bins of one die */
+	if (!strncmp(out, "910B", 4) && o > 4 && outlen > 4)
+		out[4] = 0;
+	for (size_t k = 0; k < sizeof family_alias / sizeof family_alias[0]; k++)
+		if (!strcmp(out, family_alias[k][0]) && strlen(family_alias[k][1]) < outlen) {
+			strcpy(out, family_alias[k][1]);
+			break;
+		}
 }

@@ -270,6 +270,27 @@ static void test_inline(void)
 	CHECK(rc == 0 && !plan.cluster.eff_set && !memcmp(&plan.cluster.eff, &d, sizeof d),
 			"inline: unknown family without efficiency -> neutral defaults");
 
+	/* a device on the die of a calibrated family takes that family's constants */
+	static const char *const fam[][2] = {
+		{"A800-SXM4-80GB", "A100"}, {"NVIDIA H800", "H100"}, {"GH200-480GB", "H100"},
+		{"H20", "H100"}, {"Ascend 910B3", "910B"}, {"Ascend-910B2-64GB", "910B"},
+		{"Tesla V100S-PCIE-32GB", "V100"}, {"MI300X", "MI300X"}, {"H100-SXM5-80GB", "H100"},
+	};
+	for (size_t k = 0; k < sizeof fam / sizeof fam[0]; k++) {
+		char got[64], what[128];
+		cluster_family(fam[k][0], got, sizeof got);
+		snprintf(what, sizeof what, "family: %s -> %s (got %s)", fam[k][0], fam[k][1], got);
+		CHECK(!strcmp(got, fam[k][1]), what);
+	}
+	rc = load("model: llama3-8b\ncluster: dgx-a100-80g\ndevices: 8\n", err);
+	cluster_eff a100 = plan.cluster.eff;
+	rc |= load("model: llama3-8b\n"
+			"cluster: {device: {name: A800-SXM4-80GB, memory_gib: 80, peak_tflops: {bf16: 312}, hbm_gbps: 2039},\n"
+			"  node: {devices: 8, link_gbps: 200}, network: {link_gbps: 25}}\n"
+			"devices: 8\n", err);
+	CHECK(rc == 0 && !memcmp(&plan.cluster.eff, &a100, sizeof a100) && memcmp(&a100, &d, sizeof d),
+			"inline: an A800 without efficiency takes the A100 preset's constants");
+
 	/* a model file relative to the plan file's directory */
 	char dir[] = "/tmp/strata-plan-XXXXXX";
 	if (CHECK(mkdtemp(dir) != NULL, "relative: temp dir")) {
