@@ -279,6 +279,17 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		o->ep_f += one;
 		o->ep_b += one;
 	}
+	if (s->schedule == SCHED_DUALPIPE && o->ep_f + o->ep_b > 0) {
+		/* DualPipe runs the forward chunk of one micro-batch beside the backward chunk of
+		 * another, each cut into attention, dispatch, MLP and combine, so the all-to-alls
+		 * of either run under the other's compute (DeepSeek-V3 report, arXiv 2412.19437,
+		 * sec. 3.2.1). Per layer: the part the pair's compute covers costs `contention`
+		 * (the SMs given to communication), any rest is exposed. */
+		double ep = o->ep_f + o->ep_b;
+		double shown = overlap_exposed(ep, o->f_comp + o->b_in + o->b_w, c->eff.contention);
+		o->ep_f *= shown / ep;
+		o->ep_b *= shown / ep;
+	}
 
 	/* ---- FLOPs (per device, per micro-batch) ---- */
 	double active = lp.attn + lp.mlp_dense + lp.experts_shared + lp.router + lp.extra +

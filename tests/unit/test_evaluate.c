@@ -502,6 +502,38 @@ static void test_moe(void)
 	CHECK_NEAR(res.params_active, model_active_params(&m), 1e-12, "moe: result reports active params");
 }
 
+/* DualPipe hides each MoE layer's all-to-alls under the paired chunk's compute: against
+ * 1F1B the layer saves (1 - contention) of its EP time while that fits in the window, so
+ * the saving halves from contention 0 to 0.5 and vanishes at contention 1. */
+static void test_dualpipe_ep(void)
+{
+	static eval_costs ec;
+	model_t m;
+	cluster_t c = fixed_cluster();
+	mixtral(&m);
+	strategy_t s = strat(8, 1, 2, 16, 4096);
+	s.ep = 8;
+	s.zero = 1;
+	double saved[3];
+	const double kap[3] = {0, 0.5, 1};
+	char why[256];
+	for (int i = 0; i < 3; i++) {
+		c.eff.contention = kap[i];
+		s.schedule = SCHED_1F1B;
+		if (!CHECK(eval_costs_get(&m, &c, 16, &s, 1e5, &ec, why, sizeof why) == 0, "dualpipe ep: 1f1b costs"))
+			return;
+		double t1 = ec.kind[1].fwd + ec.kind[1].bwd, d1 = ec.kind[0].fwd + ec.kind[0].bwd;
+		s.schedule = SCHED_DUALPIPE;
+		if (!CHECK(eval_costs_get(&m, &c, 16, &s, 1e5, &ec, why, sizeof why) == 0, "dualpipe ep: dualpipe costs"))
+			return;
+		saved[i] = t1 - (ec.kind[1].fwd + ec.kind[1].bwd);
+		CHECK_NEAR(ec.kind[0].fwd + ec.kind[0].bwd, d1, 1e-15, "dualpipe ep: a layer without experts is unchanged");
+	}
+	CHECK(saved[0] > 0, "dualpipe ep: the MoE layer's all-to-alls are hidden");
+	CHECK_NEAR(saved[1], 0.5 * saved[0], 1e-12 * saved[0], "dualpipe ep: contention 0.5 keeps half the saving");
+	CHECK_NEAR(saved[2], 0, 1e-15, "dualpipe ep: contention 1 saves nothing");
+}
+
 /* ---- layer kinds of their own width ------------------------------------------------------
  * A vision-language shape: enc GPT-style encoder layers of width 1024 (16 heads of 64, plain
  * MLP 4096) in front of dec Llama-style decoder layers of the model's width 4096 (GQA 32/8,
@@ -749,6 +781,7 @@ int main(void)
 	test_tp_across_nodes();
 	test_invalid();
 	test_moe();
+	test_dualpipe_ep();
 	test_kind_width();
 	test_invalid_later_kind();
 	test_framework();
