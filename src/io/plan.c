@@ -282,6 +282,10 @@ static int config_read(yctx *y, const yd_node *n, model_config *c, int *shared_s
 	const char *mt = y_str(n, "model_type");
 	if (mt && !strncmp(mt, "qwen2", 5))
 		c->qkv_bias = true;
+	/* Gemma's MLP is GeGLU (gate, up and down projections) whatever hidden_act names:
+	 * its config.json says gelu or gelu_pytorch_tanh for the gate's activation */
+	if (mt && !strncmp(mt, "gemma", 5))
+		c->gated = true;
 	if (y_num(y, n, "hidden_dropout", 0, 0.999, &c->hidden_dropout) ||
 			y_num(y, n, "resid_pdrop", 0, 0.999, &c->hidden_dropout) ||
 			y_num(y, n, "attention_dropout", 0, 0.999, &c->attention_dropout) ||

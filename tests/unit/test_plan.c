@@ -270,6 +270,16 @@ static void test_inline(void)
 	CHECK(rc == 0 && !plan.cluster.eff_set && !memcmp(&plan.cluster.eff, &d, sizeof d),
 			"inline: unknown family without efficiency -> neutral defaults");
 
+	/* Gemma's config.json names gelu but its MLP is gated (GeGLU): Gemma 7B's shape gives
+	 * the 7,751,248,896 non-embedding parameters of the Gemma report (arXiv 2403.08295,
+	 * Table 2) plus the 256,000 x 3,072 tied embedding */
+	rc = load("model: {model_type: gemma, hidden_act: gelu, hidden_size: 3072, intermediate_size: 24576,\n"
+			"  num_hidden_layers: 28, num_attention_heads: 16, num_key_value_heads: 16, head_dim: 256,\n"
+			"  vocab_size: 256000, tie_word_embeddings: true}\n"
+			"cluster: dgx-h100\ndevices: 8\n", err);
+	CHECK(rc == 0 && model_total_params(&plan.model, false) == 7751248896.0 + 256000.0 * 3072,
+			"hf: model_type gemma with hidden_act gelu is a gated MLP (Gemma 7B: 8.54B params)");
+
 	/* a device on the die of a calibrated family takes that family's constants */
 	static const char *const fam[][2] = {
 		{"A800-SXM4-80GB", "A100"}, {"NVIDIA H800", "H100"}, {"GH200-480GB", "H100"},
