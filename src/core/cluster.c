@@ -58,9 +58,9 @@ int cluster_check(const cluster_t *c, char *why, size_t n)
 
 /* Devices built on the same die as a family with calibrated constants share its
  * constants: the constants are fractions of the device's own peaks and links, so a part
- * with fewer links or a different clock (A800: A100 with NVLink cut to 400 GB/s; H800:
- * H100 with fewer NVLink lanes; H20: H100 die with fewer SMs; H200 and GH200: the H100
- * die with HBM3e; V100S: V100 at a higher clock) keeps them. */
+ * with fewer links, SMs or a different memory (A800: A100 with NVLink cut to 400 GB/s;
+ * H800: H100 with fewer NVLink lanes; H20: the H100 die with fewer SMs enabled; H200 and
+ * GH200: the H100 die with more HBM; V100S: V100 at a higher clock) keeps them. */
 static const char *const family_alias[][2] = {
 	{"A800", "A100"}, {"H800", "H100"}, {"H20", "H100"}, {"H200", "H100"}, {"GH200", "H100"},
 	{"V100S", "V100"},
