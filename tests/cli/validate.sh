@@ -41,6 +41,23 @@ check "validate_corrected: the corrections change the memory median ($m1% -> $m2
     awk -v a="$m1" -v b="$m2" 'BEGIN { exit !(a != "" && b != "" && a != b) }'
 check "validate_corrected: published files unchanged" [ "$(cksum "$DIR"/zerobubble_1.5B_1F1B_m24.yaml)" = "$sum_before" ]
 
+# --fixes applies another corrections file: the Zero Bubble lines alone carry the memory
+# change; a missing file is a usage error
+F=$(mktemp)
+grep '^zerobubble_' tests/validation/corrections.txt >"$F"
+scripts/validate_corrected.sh --fixes "$F" "$STRATA" >"$OUT" 2>"$ERR"
+RC=$?
+expect_rc "validate_corrected --fixes: exit 0" 0
+m3=$(grep '^peak memory:' "$OUT" | sed -n 2p | sed 's/.*median |error| \([0-9.]*\)%.*/\1/')
+check "validate_corrected --fixes: the Zero Bubble lines alone bring the memory median from $m1% to $m3% (all lines: $m2%)" \
+    awk -v a="$m1" -v b="$m3" -v c="$m2" 'BEGIN { exit !(a != "" && b != "" && b < a / 2 && b != c) }'
+check "validate_corrected --fixes: names the file it applied" grep -q "corrections from $F" "$OUT"
+rm -f "$F"
+scripts/validate_corrected.sh --fixes /nonexistent/fixes.txt "$STRATA" >"$OUT" 2>"$ERR"
+RC=$?
+expect_rc "validate_corrected --fixes missing file: exit 2" 2
+err_has "validate_corrected --fixes missing file: names it" "/nonexistent/fixes.txt"
+
 # a case that publishes only a throughput: the step time it implies is the same whichever
 # figure is given (tokens/s of the job, MFU, HFU, or TFLOP/s per GPU with its convention)
 src="$DIR/megatron_readme_h100_70B.yaml"
