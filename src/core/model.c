@@ -101,14 +101,26 @@ int model_from_config(model_t *m, const model_config *c, char *why, size_t whyle
 		moe_kind = 1;
 	}
 	int freq = c->moe_freq > 0 ? c->moe_freq : 1;
+	if (c->moe_phase < 0 || c->moe_phase >= freq)
+		return why_set(why, whylen, "the MoE layer phase %d must be below the MoE layer step %d", c->moe_phase, freq);
 	int first_dense = c->first_k_dense > 0 ? c->first_k_dense : 0;
 	if (first_dense > c->layers)
 		first_dense = c->layers;
+	if (c->list_mode != MODEL_LIST_NONE)
+		for (int l = c->layers; l < MODEL_MAX_LAYERS; l++)
+			if (c->list[l / 8] >> (l % 8) & 1)
+				return why_set(why, whylen, "%s names layer %d of a %d-layer model",
+						c->list_mode == MODEL_LIST_MOE ? "moe_layers" : "mlp_only_layers", l, c->layers);
 	for (int l = 0; l < c->layers; l++) {
 		int k = 0;
 		/* HF/DeepSeek rule: layer l is MoE when l >= first_k_dense_replace and
-		 * l % moe_layer_freq == 0. */
-		if (moe_kind >= 0 && l >= first_dense && l % freq == 0)
+		 * l % moe_layer_freq == 0 (phase 0); Qwen2/3-MoE and Llama 4 count from one,
+		 * MoE when (l + 1) % step == 0 (phase step - 1), minus mlp_only_layers; Llama 4's
+		 * moe_layers, when given, lists them outright. */
+		bool listed = c->list[l / 8] >> (l % 8) & 1;
+		bool is_moe = c->list_mode == MODEL_LIST_MOE ? listed :
+			l >= first_dense && l % freq == c->moe_phase && !(c->list_mode == MODEL_LIST_DENSE && listed);
+		if (moe_kind >= 0 && is_moe)
 			k = moe_kind;
 		if (model_append(m, k, 1))
 			return why_set(why, whylen, "%s: too many alternating layer runs (%d)", "model", MODEL_MAX_RUNS);

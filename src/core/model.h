@@ -63,6 +63,8 @@ typedef struct {
 	double attn, mlp_dense, experts_routed, experts_shared, router, norms, extra;
 } layer_params;
 
+enum { MODEL_LIST_NONE = 0, MODEL_LIST_DENSE = 1, MODEL_LIST_MOE = 2 };
+
 /* Fill a plain dense/MoE/MLA model from config-style scalars; returns 0 or -1 with a reason. */
 typedef struct {
 	char name[64];
@@ -70,6 +72,15 @@ typedef struct {
 	bool gated, tied, biases, qkv_bias;
 	double hidden_dropout, attention_dropout;
 	int experts, topk, moe_ffn, shared, first_k_dense, moe_freq;
+	/* with moe_freq: layer l >= first_k_dense is MoE when l % moe_freq == moe_phase.
+	 * DeepSeek's moe_layer_freq is phase 0; Qwen's decoder_sparse_step and Llama 4's
+	 * interleave_moe_layer_step (MoE when (l + 1) % step == 0) are phase step - 1. */
+	int moe_phase;
+	/* an explicit layer list overrides the rule: MODEL_LIST_DENSE marks the listed layers
+	 * dense (Qwen's mlp_only_layers), MODEL_LIST_MOE makes the listed layers exactly the
+	 * MoE layers (Llama 4's moe_layers); one bit per layer */
+	int list_mode;
+	uint8_t list[MODEL_MAX_LAYERS / 8];
 	int q_lora, kv_lora, qk_nope, qk_rope, v_head;
 	int mtp;
 } model_config;

@@ -224,6 +224,33 @@ static const char *y_str(const yd_node *map, const char *key)
 
 /* ---------- model ---------- */
 
+/* Read the layer list under key (a sequence of 0-based layer indices, or null: absent) into
+ * c->list with mode; 0, or -1 with the error. */
+static int y_layer_list(yctx *y, const yd_node *map, const char *key, int mode, model_config *c)
+{
+	const yd_node *v = yd_get(map, key);
+	if (!v || (yd_kind_of(v) == YD_SCALAR && !strcmp(yd_str(v), "null")))
+		return 0;
+	if (yd_kind_of(v) != YD_SEQ) {
+		yd_errat(y->d, v, y->err, y->n, "%s must be a list of layer indices such as [0, 1]", key);
+		return -1;
+	}
+	if (c->list_mode != MODEL_LIST_NONE && c->list_mode != mode) {
+		yd_errat(y->d, v, y->err, y->n, "%s cannot be given with %s", key,
+				mode == MODEL_LIST_MOE ? "mlp_only_layers" : "moe_layers");
+		return -1;
+	}
+	memset(c->list, 0, sizeof c->list);
+	c->list_mode = mode;
+	for (size_t i = 0; i < yd_len(v); i++) {
+		long long l;
+		if (yd_long(y->d, yd_item(v, i), key, 0, MODEL_MAX_LAYERS - 1, &l, y->err, y->n))
+			return -1;
+		c->list[l / 8] |= (uint8_t)(1u << (l % 8));
+	}
+	return 0;
+}
+
 /* Read the model keys present in map n into c; a key n lacks leaves c as it was, so the
  * keys of a block can be read over those of its model. *shared_size gets
  * shared_expert_intermediate_size when present. 0, or 2 with the error. */
@@ -261,6 +288,28 @@ static int config_read(yctx *y, const yd_node *n, model_config *c, int *shared_s
 		return 2;
 	if (y_int(y, n, "shared_expert_intermediate_size", 0, BIG, shared_size))
 		return 2;
+	/* Qwen2/3-MoE and Llama 4 count MoE layers from one: (l + 1) % step == 0 */
+	int step = 0;
+	if (y_int(y, n, "decoder_sparse_step", 1, MODEL_MAX_LAYERS, &step) ||
+			y_int(y, n, "interleave_moe_layer_step", 1, MODEL_MAX_LAYERS, &step))
+		return 2;
+	if (step > 0) {
+		c->moe_freq = step;
+		c->moe_phase = step - 1;
+	}
+	if (y_layer_list(y, n, "mlp_only_layers", MODEL_LIST_DENSE, c) ||
+			y_layer_list(y, n, "moe_layers", MODEL_LIST_MOE, c))
+		return 2;
+	/* Llama 4 names its dense MLP intermediate_size_mlp; intermediate_size is then the
+	 * width of each expert and of the shared expert */
+	int mlp = 0;
+	if (y_int(y, n, "intermediate_size_mlp", 1, BIG, &mlp))
+		return 2;
+	if (mlp > 0) {
+		if (!c->moe_ffn)
+			c->moe_ffn = c->ffn;
+		c->ffn = mlp;
+	}
 	const char *act = y_str(n, "hidden_act");
 	if (!act)
 		act = y_str(n, "activation_function");
@@ -286,6 +335,9 @@ static int config_read(yctx *y, const yd_node *n, model_config *c, int *shared_s
 	 * its config.json says gelu or gelu_pytorch_tanh for the gate's activation */
 	if (mt && !strncmp(mt, "gemma", 5))
 		c->gated = true;
+	/* every Llama 4 MoE layer also runs one shared expert of the routed experts' width */
+	if (mt && !strncmp(mt, "llama4", 6) && c->experts > 0 && !c->shared)
+		c->shared = 1;
 	if (y_num(y, n, "hidden_dropout", 0, 0.999, &c->hidden_dropout) ||
 			y_num(y, n, "resid_pdrop", 0, 0.999, &c->hidden_dropout) ||
 			y_num(y, n, "attention_dropout", 0, 0.999, &c->attention_dropout) ||
@@ -314,13 +366,13 @@ static void config_defaults(model_config *c, int shared_size)
 static const char *const block_common[] = {"block", "layers", "mtp", "hidden_size", "hidden_act",
 	"num_attention_heads", "head_dim", "intermediate_size", NULL};
 static const char *const block_gqa[] = {"num_key_value_heads", NULL};
-static const char *const block_mla[] = {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+const char *const plan_keys_mla[] = {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
 	"v_head_dim", NULL};
-static const char *const block_moe[] = {"n_routed_experts", "num_local_experts", "num_experts",
+const char *const plan_keys_moe[] = {"n_routed_experts", "num_local_experts", "num_experts",
 	"num_experts_per_tok", "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size", NULL};
-/* model keys that describe a layout, which the blocks give instead */
-static const char *const block_layout[] = {"num_hidden_layers", "n_layer", "first_k_dense_replace",
-	"moe_layer_freq", "num_nextn_predict_layers", NULL};
+const char *const plan_keys_layout[] = {"num_hidden_layers", "n_layer", "first_k_dense_replace",
+	"moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step", "mlp_only_layers", "moe_layers",
+	"num_nextn_predict_layers", NULL};
 
 /* Refuse a key of block b that a block of its kind does not take, naming the known ones. */
 static int block_keys(yctx *y, const yd_node *b, const char *kind, const char *const *const *lists)
@@ -364,7 +416,7 @@ static int block_from_node(yctx *y, const model_config *top, int top_shared, con
 				kn ? "" : " (the block has no 'block' key)");
 		return 2;
 	}
-	const char *const *lists[4] = {block_common, mla ? block_mla : block_gqa, dense ? NULL : block_moe, NULL};
+	const char *const *lists[4] = {block_common, mla ? plan_keys_mla : block_gqa, dense ? NULL : plan_keys_moe, NULL};
 	if (block_keys(y, b, kind, lists))
 		return 2;
 	*count = 1;
@@ -383,6 +435,9 @@ static int block_from_node(yctx *y, const model_config *top, int top_shared, con
 		c.experts = c.topk = c.moe_ffn = c.shared = 0;
 		shared_size = 0;
 	}
+	/* a block is one layer of its own kind: no layout rule of the model applies */
+	c.first_k_dense = c.moe_freq = c.moe_phase = 0;
+	c.list_mode = MODEL_LIST_NONE;
 	if (!mla)
 		c.q_lora = c.kv_lora = c.qk_nope = c.qk_rope = c.v_head = 0;
 	if (config_read(y, b, &c, &shared_size))
@@ -427,11 +482,11 @@ static int block_from_node(yctx *y, const model_config *top, int top_shared, con
 static int model_blocks_from_node(model_t *m, yctx *y, const yd_node *n, const yd_node *blocks, const model_config *c,
 		int shared_size)
 {
-	for (int i = 0; block_layout[i]; i++) {
-		const yd_node *v = yd_get(n, block_layout[i]);
+	for (int i = 0; plan_keys_layout[i]; i++) {
+		const yd_node *v = yd_get(n, plan_keys_layout[i]);
 		if (v) {
 			yd_errat(y->d, v, y->err, y->n, "%s does not apply to a model with blocks: the blocks give the layers "
-					"(mtp: true marks MTP modules)", block_layout[i]);
+					"(mtp: true marks MTP modules)", plan_keys_layout[i]);
 			return 2;
 		}
 	}
@@ -510,6 +565,15 @@ static int model_from_node(model_t *m, yctx *y, const yd_node *n)
 	int shared_size = 0;
 	if (config_read(y, n, &c, &shared_size))
 		return 2;
+	/* a multimodal checkpoint (Llama 4, Gemma 3, Mistral 3, ...) nests its language model's
+	 * keys under text_config: they are the model to plan, read over the outer keys */
+	const yd_node *text = yd_get(n, "text_config");
+	if (text && yd_kind_of(text) == YD_MAP && !yd_get(n, "hidden_size") && !yd_get(n, "n_embd")) {
+		if (config_read(y, text, &c, &shared_size))
+			return 2;
+		if (!y_str(n, "name") && !y_str(n, "_name_or_path") && y_str(text, "_name_or_path"))
+			snprintf(c.name, sizeof c.name, "%s", y_str(text, "_name_or_path"));
+	}
 	const yd_node *blocks = yd_get(n, "blocks");
 	if (blocks)
 		return model_blocks_from_node(m, y, n, blocks, &c, shared_size);

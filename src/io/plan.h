@@ -51,6 +51,11 @@ void plan_family_eff(cluster_t *c, const paths_t *paths);
 /* The i-th key of a cluster's efficiency block and its offset in cluster_eff; NULL past
  * the last (lets writers emit every key the loader reads). */
 const char *plan_eff_key(size_t i, size_t *offset);
+/* Model config keys by role, NULL-terminated: MLA attention; MoE (the first three name the
+ * expert count); the layout, which a model given as blocks takes from its blocks instead. */
+extern const char *const plan_keys_mla[];
+extern const char *const plan_keys_moe[];
+extern const char *const plan_keys_layout[];
 /* 1 when a model/cluster reference is a file path rather than a preset name. */
 int plan_ref_is_path(const char *ref);
 /* Find the file a reference names: a path (relative to the file `base` first, then to the

@@ -112,6 +112,11 @@ static int model_to_config(const model_t *m, model_config *c)
 		return -1;
 	c->moe_freq = second > 0 ? second - first : (first > 0 ? first : 1);
 	c->first_k_dense = first;
+	/* the keys count from zero (moe_layer_freq) or from one (decoder_sparse_step): any
+	 * other phase has no config form, and the caller's round trip sends it to blocks */
+	c->moe_phase = first % c->moe_freq;
+	if (c->moe_phase != 0 && c->moe_phase != c->moe_freq - 1)
+		return -1;
 	return 0;
 }
 
@@ -223,8 +228,9 @@ static int write_model(FILE *f, const model_t *m, char *err, size_t n)
 		key_num(f, "  ", "attention_dropout", c.attention_dropout);
 	if (c.experts > 0)
 		fprintf(f, "  n_routed_experts: %d\n  num_experts_per_tok: %d\n  moe_intermediate_size: %d\n"
-				"  n_shared_experts: %d\n  first_k_dense_replace: %d\n  moe_layer_freq: %d\n",
-				c.experts, c.topk, c.moe_ffn, c.shared, c.first_k_dense, c.moe_freq);
+				"  n_shared_experts: %d\n  first_k_dense_replace: %d\n  %s: %d\n",
+				c.experts, c.topk, c.moe_ffn, c.shared, c.first_k_dense,
+				c.moe_phase ? "decoder_sparse_step" : "moe_layer_freq", c.moe_freq);
 	if (c.kv_lora > 0)
 		fprintf(f, "  q_lora_rank: %d\n  kv_lora_rank: %d\n  qk_nope_head_dim: %d\n  qk_rope_head_dim: %d\n"
 				"  v_head_dim: %d\n", c.q_lora, c.kv_lora, c.qk_nope, c.qk_rope, c.v_head);

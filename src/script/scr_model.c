@@ -37,13 +37,9 @@ cluster_t *scr_check_cluster(lua_State *L, int idx)
 
 /* ---------- blocks: one layer shape in config keys ---------- */
 
-static const char *const scr_mla_keys[] = {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-	"v_head_dim", NULL};
-static const char *const scr_moe_keys[] = {"n_routed_experts", "num_local_experts", "num_experts",
-	"num_experts_per_tok", "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size", NULL};
-/* the keys that describe the whole layout: strata.layers takes them from the blocks */
-static const char *const scr_layout_keys[] = {"num_hidden_layers", "n_layer", "first_k_dense_replace",
-	"moe_layer_freq", "num_nextn_predict_layers", "blocks", NULL};
+/* besides the layout keys of a model file, a strata.layers table takes no blocks key: its
+ * array part is the blocks */
+static const char *const scr_blocks_key[] = {"blocks", NULL};
 /* the keys a block may set for itself rather than take from the model */
 static const char *const scr_width_keys[] = {"hidden_size", "hidden_act", NULL};
 
@@ -197,7 +193,7 @@ static void scr_block_kind(lua_State *L, int ti, int bi, int nb, int wide, model
 	if (!block_moe) {
 		/* an MLA block is an MoE layer when it names its experts itself */
 		for (int i = 0; !block_moe && i < 3; i++) {
-			lua_getfield(L, bi, scr_moe_keys[i]);
+			lua_getfield(L, bi, plan_keys_moe[i]);
 			block_moe = !lua_isnil(L, -1);
 			lua_pop(L, 1);
 		}
@@ -212,12 +208,12 @@ static void scr_block_kind(lua_State *L, int ti, int bi, int nb, int wide, model
 	lua_newtable(L); /* merged keys */
 	int merged = lua_gettop(L);
 	static const char *const block_meta[] = {"block", "layers", "mtp", NULL};
-	const char *const *skip_top[4] = {scr_layout_keys, NULL, NULL, NULL};
-	int ns = 1;
+	const char *const *skip_top[5] = {plan_keys_layout, scr_blocks_key, NULL, NULL, NULL};
+	int ns = 2;
 	if (!block_moe)
-		skip_top[ns++] = scr_moe_keys;
+		skip_top[ns++] = plan_keys_moe;
 	if (!is_mla)
-		skip_top[ns++] = scr_mla_keys;
+		skip_top[ns++] = plan_keys_mla;
 	scr_copy_keys(L, ti, skip_top);
 	const char *const *skip_block[] = {block_meta, wide ? scr_width_keys : NULL, NULL};
 	scr_copy_keys(L, bi, skip_block);
@@ -233,7 +229,7 @@ static void scr_block_kind(lua_State *L, int ti, int bi, int nb, int wide, model
 	if (!block_moe) {
 		for (int i = 0; i < 3; i++) {
 			lua_pushinteger(L, 0);
-			lua_setfield(L, merged, scr_moe_keys[i]);
+			lua_setfield(L, merged, plan_keys_moe[i]);
 		}
 	} else {
 		lua_getfield(L, merged, "num_experts");
@@ -273,13 +269,15 @@ static void scr_block_kind(lua_State *L, int ti, int bi, int nb, int wide, model
 static int scr_layers(lua_State *L)
 {
 	luaL_checktype(L, 1, LUA_TTABLE);
-	for (int i = 0; scr_layout_keys[i]; i++) {
-		lua_getfield(L, 1, scr_layout_keys[i]);
-		if (!lua_isnil(L, -1))
-			luaL_error(L, "strata.layers: '%s' does not apply here: the blocks give the layers (mtp = true "
-					"marks MTP modules)", scr_layout_keys[i]);
-		lua_pop(L, 1);
-	}
+	for (int l = 0; l < 2; l++)
+		for (int i = 0; (l ? scr_blocks_key : plan_keys_layout)[i]; i++) {
+			const char *key = (l ? scr_blocks_key : plan_keys_layout)[i];
+			lua_getfield(L, 1, key);
+			if (!lua_isnil(L, -1))
+				luaL_error(L, "strata.layers: '%s' does not apply here: the blocks give the layers (mtp = true "
+						"marks MTP modules)", key);
+			lua_pop(L, 1);
+		}
 	lua_Unsigned nb = lua_rawlen(L, 1);
 	if (nb == 0)
 		luaL_error(L, "strata.layers: no blocks (list strata.dense{...}, strata.moe{...} or strata.mla{...} "

@@ -446,6 +446,83 @@ static void test_plan_set(void)
 	CHECK(plan_set(&plan, "devices", "64", err, sizeof err) == 0 && plan.devices == 64, "plan_set: devices");
 }
 
+/* Which layers are MoE, in each family's words: DeepSeek counts from zero past the first
+ * dense layers (moe_layer_freq), Qwen2/3-MoE and Llama 4 from one ((l + 1) % step == 0)
+ * minus mlp_only_layers, Llama 4's moe_layers lists them; a multimodal file nests the
+ * language model under text_config. */
+#define MOE_TOP "model:\n  name: m\n  hidden_size: 64\n  intermediate_size: 256\n  num_hidden_layers: 8\n" \
+	"  num_attention_heads: 4\n  vocab_size: 100\n  hidden_act: silu\n  num_experts: 4\n" \
+	"  num_experts_per_tok: 1\n  moe_intermediate_size: 32\n"
+
+/* The layers of the loaded plan's model that are MoE, as a bit mask. */
+static unsigned moe_mask(void)
+{
+	unsigned mask = 0;
+	for (int l = 0; l < plan.model.layers; l++)
+		if (plan.model.kind[model_layer_kind(&plan.model, l)].experts > 0)
+			mask |= 1u << l;
+	return mask;
+}
+
+static void test_moe_layouts(void)
+{
+	char err[ERRLEN];
+	int rc = load(MOE_TOP TAIL, err);
+	CHECK(rc == 0 && moe_mask() == 0xff, "moe layout: no layout key makes every layer MoE");
+	rc = load(MOE_TOP "  first_k_dense_replace: 1\n  moe_layer_freq: 2\n" TAIL, err);
+	CHECK(rc == 0 && moe_mask() == 0x54, "moe layout: DeepSeek rule l >= 1 and l % 2 == 0 gives 2, 4, 6");
+	rc = load(MOE_TOP "  decoder_sparse_step: 2\n" TAIL, err);
+	CHECK(rc == 0 && moe_mask() == 0xaa, "moe layout: decoder_sparse_step 2 gives 1, 3, 5, 7 ((l + 1) % 2 == 0)");
+	rc = load(MOE_TOP "  interleave_moe_layer_step: 4\n" TAIL, err);
+	CHECK(rc == 0 && moe_mask() == 0x88, "moe layout: interleave_moe_layer_step 4 gives 3, 7");
+	rc = load(MOE_TOP "  decoder_sparse_step: 1\n  mlp_only_layers: [0, 5]\n" TAIL, err);
+	CHECK(rc == 0 && moe_mask() == 0xde, "moe layout: mlp_only_layers [0, 5] are dense");
+	if (rc == 0) {
+		int dense = model_layer_kind(&plan.model, 5);
+		CHECK(plan.model.kind[dense].ffn == 256 && plan.model.kind[model_layer_kind(&plan.model, 1)].expert_ffn == 32,
+				"moe layout: a listed dense layer has intermediate_size, the MoE ones moe_intermediate_size");
+	}
+	rc = load(MOE_TOP "  moe_layers: [1, 2, 6]\n  decoder_sparse_step: 4\n" TAIL, err);
+	CHECK(rc == 0 && moe_mask() == 0x46, "moe layout: moe_layers lists the MoE layers, over any step");
+	rc = load(MOE_TOP "  moe_layers: null\n  interleave_moe_layer_step: 2\n" TAIL, err);
+	CHECK(rc == 0 && moe_mask() == 0xaa, "moe layout: moe_layers null is absent");
+	expect_error(MOE_TOP "  mlp_only_layers: [3, 8]\n" TAIL, 2, 2,
+			"moe layout: mlp_only_layers past the last layer is an error naming it", "mlp_only_layers",
+			"layer 8 of a 8-layer model", NULL);
+	expect_error(MOE_TOP "  moe_layers: 3\n" TAIL, 2, 2, "moe layout: moe_layers must be a list", "moe_layers",
+			"list of layer indices", "p.yaml:", NULL);
+	expect_error(MOE_TOP "  moe_layers: [1]\n  mlp_only_layers: [2]\n" TAIL, 2, 2,
+			"moe layout: moe_layers and mlp_only_layers together are refused", "cannot be given with", NULL);
+	expect_error(MOE_TOP "  mlp_only_layers: [-1]\n" TAIL, 2, 2, "moe layout: a negative layer index is refused",
+			"mlp_only_layers", NULL);
+	expect_error(MOE_TOP "  decoder_sparse_step: 0\n" TAIL, 2, 2, "moe layout: decoder_sparse_step 0 is refused",
+			"decoder_sparse_step", NULL);
+	expect_error(VLM_TOP "  decoder_sparse_step: 2\n  blocks:\n    - {block: dense, layers: 2, intermediate_size: 64}\n"
+			TAIL, 2, 2, "moe layout: a layout key does not apply to a model with blocks", "decoder_sparse_step",
+			"does not apply", NULL);
+
+	/* Llama 4: intermediate_size is the experts' width, intermediate_size_mlp the dense
+	 * layers', one shared expert per MoE layer; the keys nest under text_config */
+	rc = load("model:\n  model_type: llama4\n  tie_word_embeddings: false\n  text_config:\n"
+			"    model_type: llama4_text\n    hidden_size: 64\n    intermediate_size: 32\n"
+			"    intermediate_size_mlp: 256\n    num_hidden_layers: 4\n    num_attention_heads: 4\n"
+			"    num_key_value_heads: 2\n    head_dim: 16\n    vocab_size: 100\n    hidden_act: silu\n"
+			"    num_local_experts: 8\n    num_experts_per_tok: 1\n    interleave_moe_layer_step: 2\n"
+			"  vision_config: {hidden_size: 1408}\n" TAIL, err);
+	if (CHECK(rc == 0, "llama4 layout: a text_config model loads")) {
+		const model_t *m = &plan.model;
+		const layer_kind *moe = &m->kind[model_layer_kind(m, 1)], *dense = &m->kind[model_layer_kind(m, 0)];
+		CHECK(moe_mask() == 0xa && m->hidden == 64 && !m->tied && moe->experts == 8 && moe->expert_ffn == 32 &&
+				moe->shared == 1 && moe->ffn == 0 && dense->ffn == 256 && dense->experts == 0,
+				"llama4 layout: layers 1, 3 MoE (32 wide, 1 shared), 0, 2 dense 256 wide, untied");
+	} else {
+		printf("  %s\n", err);
+	}
+	/* a text_config does not override a top level that is itself a language model */
+	rc = load(MOE_TOP "  text_config: {hidden_size: 4096}\n" TAIL, err);
+	CHECK(rc == 0 && plan.model.hidden == 64, "text_config: ignored when the top level has hidden_size");
+}
+
 int main(void)
 {
 	char cwd[1024];
@@ -459,6 +536,7 @@ int main(void)
 	test_hf();
 	test_inline();
 	test_blocks();
+	test_moe_layouts();
 	test_plan_set();
 	return check_done();
 }
