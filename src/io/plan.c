@@ -574,6 +574,16 @@ static int model_from_node(model_t *m, yctx *y, const yd_node *n)
 		if (!y_str(n, "name") && !y_str(n, "_name_or_path") && y_str(text, "_name_or_path"))
 			snprintf(c.name, sizeof c.name, "%s", y_str(text, "_name_or_path"));
 	}
+	/* without the key, tying is the default of the family's config class: Hugging Face's
+	 * base class ties, Llama, Mistral/Mixtral, Qwen2/3, DeepSeek and GPT-NeoX do not */
+	const yd_node *inner = text && yd_kind_of(text) == YD_MAP ? text : NULL;
+	if (!yd_get(n, "tie_word_embeddings") && !(inner && yd_get(inner, "tie_word_embeddings"))) {
+		const char *mt = inner && y_str(inner, "model_type") ? y_str(inner, "model_type") : y_str(n, "model_type");
+		static const char *const untied[] = {"llama", "mistral", "mixtral", "qwen", "deepseek", "gpt_neox", NULL};
+		for (int i = 0; mt && untied[i]; i++)
+			if (!strncmp(mt, untied[i], strlen(untied[i])))
+				c.tied = false;
+	}
 	const yd_node *blocks = yd_get(n, "blocks");
 	if (blocks)
 		return model_blocks_from_node(m, y, n, blocks, &c, shared_size);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hugging Face import: the real config.json files of four models (tests/fixtures/hf, origin
+# Hugging Face import: the real config.json files of seven models (tests/fixtures/hf, origin
 # in SOURCES.md there) load through `strata eval -m FILE` and give the published parameter
 # totals in `--json` model_info.params_total_b.
 . "$(dirname "$0")/_lib.sh"
@@ -22,9 +22,14 @@ near() {
 
 # published totals: Meta's Llama 3 model card (8.03B), Mistral's Mixtral announcement
 # (46.7B), Qwen's Qwen2.5-72B model card (72.7B), DeepSeek-V3 technical report (671B main
-# model; README_WEIGHTS.md: the MTP module adds 11.5B unique parameters)
+# model; README_WEIGHTS.md: the MTP module adds 11.5B unique parameters), Qwen's
+# Qwen3-30B-A3B model card (30.5B), Meta's Llama 4 announcement (109B and 400B less the
+# 0.87B vision tower that the text_config model leaves out, counted in
+# presets/models/llama4-scout.yaml)
 for spec in "llama3-8b 8.03 LlamaForCausalLM" "mixtral-8x7b 46.7 MixtralForCausalLM" \
-    "qwen2.5-72b 72.7 Qwen2ForCausalLM" "deepseek-v3 682.5 DeepseekV3ForCausalLM"; do
+    "qwen2.5-72b 72.7 Qwen2ForCausalLM" "deepseek-v3 682.5 DeepseekV3ForCausalLM" \
+    "qwen3-30b-a3b 30.5 Qwen3MoeForCausalLM" "llama4-scout 108.13 Llama4ForConditionalGeneration" \
+    "llama4-maverick 399.13 Llama4ForConditionalGeneration"; do
     set -- $spec
     file=$F/$1.json
     check "hf $1: the fixture is the published config.json ($3)" grep -q "\"$3\"" "$file"

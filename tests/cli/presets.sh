@@ -6,7 +6,7 @@
 st presets
 expect_rc "presets: exit 0" 0
 models="gpt3-175b llama2-7b llama2-13b llama2-70b llama3-8b llama3-70b llama3-405b mistral-7b
-        mixtral-8x7b mixtral-8x22b qwen2.5-72b deepseek-v3"
+        mixtral-8x7b mixtral-8x22b qwen2.5-72b deepseek-v3 qwen3-30b-a3b llama4-scout llama4-maverick"
 clusters="dgx-a100-40g dgx-a100-80g dgx-h100 h800 h200 ascend-910b v100"
 # the section a name appears in: models between "models:" and "clusters:", etc.
 sed -n '/^models:/,/^clusters:/p' "$OUT" >"$T/models"

@@ -220,6 +220,18 @@ static void test_hf(void)
 	rc = plan_load_model(&m, "tests/fixtures/hf/deepseek-v3.json", &paths, err, sizeof err);
 	CHECK(rc == 0 && m.kind[0].attn == ATTN_MLA && m.mtp_layers == 1 && m.layers == 61,
 			"hf: deepseek-v3 MLA, 61 layers + 1 MTP");
+	/* Qwen2-MoE: every layer MoE (decoder_sparse_step 1), 64 experts of 2560, top 8, the
+	 * 20480-wide shared expert counted as 8 of them, QKV biases, untied by the qwen2 default */
+	rc = plan_load_model(&m, "tests/fixtures/hf/qwen2-57b-a14b.json", &paths, err, sizeof err);
+	const layer_kind *q = &m.kind[model_layer_kind(&m, 0)];
+	CHECK(rc == 0 && m.nruns == 1 && m.layers == 28 && q->experts == 64 && q->topk == 8 && q->expert_ffn == 2560 &&
+			q->shared == 8 && q->ffn == 0 && m.qkv_bias && !m.tied,
+			"hf: qwen2-57b-a14b all 28 layers MoE, 64 x 2560 top-8, shared 20480 = 8 experts");
+	/* Llama 4 Maverick: the text_config of a multimodal file, MoE on odd layers */
+	rc = plan_load_model(&m, "tests/fixtures/hf/llama4-maverick.json", &paths, err, sizeof err);
+	CHECK(rc == 0 && m.layers == 48 && m.kind[model_layer_kind(&m, 0)].ffn == 16384 &&
+			m.kind[model_layer_kind(&m, 47)].experts == 128 && m.kind[model_layer_kind(&m, 47)].shared == 1 &&
+			m.nruns == 48 && !m.tied, "hf: llama4-maverick text_config, 24 dense + 24 MoE layers alternating, untied");
 	rc = load("model: tests/fixtures/hf/llama3-8b.json\ncluster: dgx-h100\ndevices: 8\n", err);
 	CHECK(rc == 0 && plan.model.hidden == 4096, "hf: a plan may name a config.json path");
 	rc = plan_load_model(&m, "tests/fixtures/hf/none.json", &paths, err, sizeof err);
@@ -518,6 +530,14 @@ static void test_moe_layouts(void)
 	} else {
 		printf("  %s\n", err);
 	}
+	/* tie_word_embeddings, when absent, is the family's default: untied for llama/qwen/...,
+	 * tied for the others (Hugging Face's base class) */
+	rc = load(MOE_TOP "  model_type: qwen3_moe\n" TAIL, err);
+	CHECK(rc == 0 && !plan.model.tied, "tie default: qwen3_moe without the key is untied");
+	rc = load(MOE_TOP "  model_type: gemma\n" TAIL, err);
+	CHECK(rc == 0 && plan.model.tied, "tie default: gemma without the key is tied");
+	rc = load(MOE_TOP "  model_type: llama\n  tie_word_embeddings: true\n" TAIL, err);
+	CHECK(rc == 0 && plan.model.tied, "tie default: an explicit key wins over the family");
 	/* a text_config does not override a top level that is itself a language model */
 	rc = load(MOE_TOP "  text_config: {hidden_size: 4096}\n" TAIL, err);
 	CHECK(rc == 0 && plan.model.hidden == 64, "text_config: ignored when the top level has hidden_size");
