@@ -32,7 +32,8 @@ static void usage(FILE *f)
 		"  --zero 0..3  --mbs N  --gbs N  --seq N  --sp | --no-sp  --flash | --no-flash\n"
 		"  --recompute none|selective|full   --schedule gpipe|1f1b|interleaved|zb-h1|zb-h2|zb-v|dualpipe\n"
 		"  --precision bf16|fp16|fp8  --cp-kind ring|ulysses  --tp-overlap  --budget GIB  --pin EXPR\n"
-		"  --framework megatron|torchtitan   whose selective recompute, TP overlap and loss to price\n"
+		"  --framework auto|megatron|torchtitan   whose selective recompute, TP overlap and loss to price\n"
+		"                            (auto: torchtitan under --zero 3, Megatron-LM otherwise)\n"
 		"explorer only: --no-color (or NO_COLOR=1)  --ascii  --theme NAME   (? in the explorer lists the keys)\n"
 		"\n"
 		"exit status: 0 success, 1 invalid or infeasible plan, 2 usage or file error\n");

@@ -24,7 +24,10 @@ static void strategy_json(json_w *w, const strategy_t *s)
 	json_str(w, "precision", strat_precision_name(s->precision));
 	json_bool(w, "flash_attention", s->flash);
 	json_bool(w, "tp_comm_overlap", s->tp_overlap);
-	json_str(w, "framework", strat_framework_name(s->framework));
+	/* the framework whose semantics priced the plan; framework_inferred when the plan left
+	 * it to its ZeRO level (framework: auto) */
+	json_str(w, "framework", strat_framework_name(strat_framework(s)));
+	json_bool(w, "framework_inferred", s->framework == FW_AUTO);
 	json_obj_end(w);
 }
 
@@ -123,13 +126,14 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 			r->params_active / 1e9, p->model.layers);
 	fprintf(f, "cluster  %s, %d x %s\n", p->cluster.name, p->devices, p->cluster.device);
 	fprintf(f, "strategy dp=%d tp=%d pp=%d vpp=%d cp=%d%s ep=%d etp=%d sp=%s zero=%d mbs=%d gbs=%d seq=%d\n"
-			"         recompute=%s schedule=%s precision=%s flash=%s%s%s  (%d micro-batches)\n",
+			"         recompute=%s schedule=%s precision=%s flash=%s%s%s%s  (%d micro-batches)\n",
 			s->dp, s->tp, s->pp, s->vpp, s->cp, s->cp > 1 && s->cp_kind == CP_ULYSSES ? "(ulysses)" : "",
 			s->ep, s->etp, s->sp ? "on" : "off", s->zero, s->micro_batch, s->global_batch, s->seq,
 			strat_recompute_name(s->recompute), strat_schedule_name(s->schedule),
 			strat_precision_name(s->precision), s->flash ? "on" : "off",
-			s->framework != FW_MEGATRON ? " framework=" : "",
-			s->framework != FW_MEGATRON ? strat_framework_name(s->framework) : "", r->microbatches);
+			strat_framework(s) != FW_MEGATRON ? " framework=" : "",
+			strat_framework(s) != FW_MEGATRON ? strat_framework_name(strat_framework(s)) : "",
+			strat_framework(s) != FW_MEGATRON && s->framework == FW_AUTO ? " (ZeRO-3)" : "", r->microbatches);
 	fprintf(f, "\nmemory per device (GiB), budget %.1f\n", r->budget_bytes / GIB);
 	fprintf(f, "  stage layers  weights   grads   optim    acts    bufs   total\n");
 	int shown = 0;

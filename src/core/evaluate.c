@@ -249,7 +249,7 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		o->tp_b = overlap_exposed(comm, s->tp_overlap ? 2 * win : win, kap);
 		/* PyTorch DTensor TP (torchtitan without async TP) runs the backward collectives
 		 * inside the autograd graph, each waited for before the next GEMM: none hidden */
-		if (s->framework == FW_TORCHTITAN && !s->tp_overlap)
+		if (strat_framework(s) == FW_TORCHTITAN && !s->tp_overlap)
 			o->tp_b = comm;
 	}
 	if (s->cp > 1) {
@@ -299,7 +299,7 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 	o->flops_model = 3 * fwd;
 	o->flops_sel = core_fl;
 
-	if (s->framework == FW_TORCHTITAN) {
+	if (strat_framework(s) == FW_TORCHTITAN) {
 		/* per-op selective checkpointing (sac_mm): matmuls in execution order */
 		sac_acc a = {0, 0, 0, 0};
 		if (t->attn == ATTN_MLA) {
@@ -402,6 +402,15 @@ static void ctx_init(ctx *x, const model_t *m, const cluster_t *c, const strateg
 	x->ep_l = comm_group(c, s->ep, s->etp);
 	x->tp_exp = s->tp_overlap ? 1 - c->eff.tp_overlap : 1;
 
+}
+
+/* Bytes the loss keeps per logit of the last stage. Megatron's vocab-parallel cross entropy:
+ * bf16 logits + one fp32 copy exponentiated in place (6); torchtitan's loss,
+ * cross_entropy(pred.float(), labels), also keeps log_softmax's separate fp32 output for
+ * backward (10). */
+static double logit_bytes(const strategy_t *s)
+{
+	return strat_framework(s) == FW_TORCHTITAN ? 10.0 : 6.0;
 }
 
 double eval_layer_activation(const model_t *m, const cluster_t *c, const strategy_t *s, int k, int mode)
@@ -511,10 +520,7 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 	double head_fl = 2.0 * (x.b * s->seq / s->cp) * h * V / tp;
 	double emb_f = elem_t(&x, x.tok_sp * h * ACT_BYTES * 2), emb_b = 2 * emb_f;
 	double tp_head = s->tp > 1 ? comm_allreduce(x.tp_l, s->tp, x.tok * h * ACT_BYTES) * x.tp_exp : 0;
-	/* Megatron's vocab-parallel cross entropy: bf16 logits + one fp32 copy exponentiated in
-	 * place (6 bytes per logit); torchtitan's loss, cross_entropy(pred.float(), labels),
-	 * also keeps log_softmax's separate fp32 output for backward (10 bytes) */
-	double logits_bytes = x.tok * Vl * (s->framework == FW_TORCHTITAN ? 10.0 : 6.0);
+	double logits_bytes = x.tok * Vl * logit_bytes(s);
 
 	r->stages = p;
 	r->chunks = p * v;
@@ -884,7 +890,7 @@ int eval_costs_get(const model_t *m, const cluster_t *c, int devices, const stra
 	o->head_fwd = heads * (o->head_wgrad / heads + elem_t(&x, x.tok * Vl * 10.0) + tp_head);
 	o->head_bwd = heads * (2 * o->head_wgrad / heads + elem_t(&x, x.tok * Vl * 8.0) + tp_head);
 	o->head_params = (!m->tied || p > 1 || o->dualpipe) ? vocab_params : 0;
-	o->logits = x.tok * Vl * 6.0;
+	o->logits = x.tok * Vl * logit_bytes(s);
 	o->buffers = (s->tp > 1 ? x.tok * wmax * ACT_BYTES : 0) + (p > 1 ? 2 * p2p_buf : 0) +
 		(s->zero == 3 ? lmax * (2 * 2 + 4) : 0);
 	for (int st = 0; st < p; st++)

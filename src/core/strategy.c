@@ -9,7 +9,7 @@ static const char *rc_names[] = {"none", "selective", "full"};
 static const char *sched_names[] = {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "zb-v", "dualpipe"};
 static const char *prec_names[] = {"bf16", "fp16", "fp8"};
 static const char *cp_names[] = {"ring", "ulysses"};
-static const char *fw_names[] = {"megatron", "torchtitan"};
+static const char *fw_names[] = {"auto", "megatron", "torchtitan"};
 
 static int find(const char *const *names, int n, const char *s)
 {
@@ -56,7 +56,7 @@ strategy_t strat_default(void)
 	s.schedule = SCHED_1F1B;
 	s.precision = PREC_BF16;
 	s.cp_kind = CP_RING;
-	s.framework = FW_MEGATRON;
+	s.framework = FW_AUTO;
 	return s;
 }
 

@@ -18,9 +18,12 @@ typedef enum {
 } schedule_t;
 typedef enum { CP_RING = 0, CP_ULYSSES = 1 } cp_kind_t;
 /* The training framework, for the few semantics that differ between them on the same
- * strategy: what `selective` recomputation keeps, and whether TP backward collectives
- * hide behind the weight-gradient GEMMs. */
-typedef enum { FW_MEGATRON = 0, FW_TORCHTITAN = 1, FW_COUNT = 2 } framework_t;
+ * strategy: what `selective` recomputation keeps, whether TP backward collectives hide
+ * behind the weight-gradient GEMMs, and what the loss keeps. FW_AUTO (the default) is the
+ * framework that offers the plan's ZeRO level: Megatron-LM shards at most the optimizer
+ * (its distributed optimizer), so ZeRO-3 is PyTorch FSDP, whose selective recomputation is
+ * per-op checkpointing (torchtitan's); see strat_framework. */
+typedef enum { FW_AUTO = 0, FW_MEGATRON = 1, FW_TORCHTITAN = 2, FW_COUNT = 3 } framework_t;
 
 typedef struct {
 	int lo, hi;          /* layer range [lo, hi) */
@@ -57,6 +60,12 @@ const char *strat_schedule_name(int v);
 const char *strat_precision_name(int v);
 const char *strat_cp_kind_name(int v);
 const char *strat_framework_name(int v);
+/* The framework whose semantics price s: its own, or for FW_AUTO torchtitan under ZeRO-3
+ * and Megatron-LM otherwise. (Inline: the evaluator asks on every call.) */
+static inline int strat_framework(const strategy_t *s)
+{
+	return s->framework != FW_AUTO ? s->framework : s->zero == 3 ? FW_TORCHTITAN : FW_MEGATRON;
+}
 /* Parse enum names; return the value or -1. */
 int strat_parse_recompute(const char *s);
 int strat_parse_schedule(const char *s);

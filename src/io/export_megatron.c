@@ -248,10 +248,10 @@ static void recompute_flags(work *w, const export_facts *x)
 		mode = s->recompute;
 	}
 	if (mode == RC_SELECTIVE) {
-		if (s->framework != FW_MEGATRON)
+		if (strat_framework(s) != FW_MEGATRON)
 			export_note(&w->notes, "selective: Megatron-LM recomputes the attention core only, keeping more "
 					"than the plan's %s selective; evaluate with framework: megatron for its memory",
-					strat_framework_name(s->framework));
+					strat_framework_name(strat_framework(s)));
 		add(w, "--recompute-granularity selective");
 	} else if (mode == RC_FULL) {
 		add(w, "--recompute-granularity full");

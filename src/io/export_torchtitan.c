@@ -123,7 +123,7 @@ int export_torchtitan(FILE *f, const export_facts *x)
 				strat_recompute_name(s->recompute));
 		mode = s->recompute;
 	}
-	if (mode == RC_SELECTIVE && s->framework != FW_TORCHTITAN)
+	if (mode == RC_SELECTIVE && strat_framework(s) != FW_TORCHTITAN)
 		export_note(ns, "selective: torchtitan's per-op policy keeps every other matmul output and "
 				"recomputes the rest, less memory and more recompute than the plan's Megatron selective; "
 				"evaluate with framework: torchtitan for its cost");

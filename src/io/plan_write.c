@@ -295,7 +295,7 @@ static void write_strategy(FILE *f, const strategy_t *s, int devices)
 			"  recompute: %s\n  schedule: %s\n  precision: %s\n", s->seq, s->sp ? "true" : "false",
 			s->flash ? "true" : "false", s->tp_overlap ? "true" : "false", s->vocab_parallel ? "true" : "false",
 			strat_recompute_name(s->recompute), strat_schedule_name(s->schedule), strat_precision_name(s->precision));
-	if (s->framework != FW_MEGATRON) /* plans of the default framework keep their old form */
+	if (s->framework != FW_AUTO) /* plans of the default framework keep their old form */
 		fprintf(f, "  framework: %s\n", strat_framework_name(s->framework));
 	if (s->nranges > 0) {
 		fputs("  recompute_layers: {", f);

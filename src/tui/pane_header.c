@@ -20,10 +20,12 @@ void tui_pane_header(tui_app *a, tui_rect r)
 		snprintf(params, sizeof params, "%.1fB params", total / 1e9);
 	const char *file = a->save_path[0] ? strrchr(a->save_path, '/') : NULL;
 	file = file ? file + 1 : a->save_path[0] ? a->save_path : "default plan";
-	/* a non-default framework changes what selective recompute and TP overlap mean: say so */
+	/* a framework other than Megatron-LM (set, or implied by ZeRO-3) changes what selective
+	 * recompute and TP overlap mean: say so */
 	char fw[48] = "";
-	if (p->strategy.framework != FW_MEGATRON)
-		snprintf(fw, sizeof fw, " %s %s", a->g->vline, strat_framework_name(p->strategy.framework));
+	int fwk = strat_framework(&p->strategy);
+	if (fwk != FW_MEGATRON)
+		snprintf(fw, sizeof fw, " %s %s", a->g->vline, strat_framework_name(fwk));
 	tui_textf(r.y, r.x, r.w, h, " strata %s %s %s %s %s %d%s%s %s %s%s%s", a->g->vline, p->model.name, params,
 			a->g->vline, p->cluster.name, p->devices, a->g->times, p->cluster.device, a->g->vline, file,
 			a->dirty ? " [+]" : "", fw);

@@ -138,8 +138,10 @@ st --help
 check "strata --help: exit 0, shows usage and exit status" eval '[ "$RC" -eq 0 ] && grep -q "usage" "$OUT" && grep -q "exit status" "$OUT"'
 
 # the framework: torchtitan's semantics of selective recompute and TP; bad names name the choices
-st eval -m llama3-8b -c dgx-h100 -n 8 --tp 1 --pp 1 --zero 3 --gbs 8 --seq 8192 --recompute selective --json
+st eval -m llama3-8b -c dgx-h100 -n 8 --tp 1 --pp 1 --zero 3 --gbs 8 --seq 8192 --recompute selective --framework megatron --json
 cp "$OUT" "$T/meg.json"
+st eval -m llama3-8b -c dgx-h100 -n 8 --tp 1 --pp 1 --zero 3 --gbs 8 --seq 8192 --recompute selective --json
+cp "$OUT" "$T/auto.json"
 st eval -m llama3-8b -c dgx-h100 -n 8 --tp 1 --pp 1 --zero 3 --gbs 8 --seq 8192 --recompute selective --framework torchtitan --json
 expect_rc "eval --framework torchtitan: exit 0" 0
 check "eval --framework torchtitan: JSON strategy.framework, less memory and more recompute than Megatron's selective" \
@@ -147,8 +149,19 @@ check "eval --framework torchtitan: JSON strategy.framework, less memory and mor
 sys.exit(not (a["strategy"]["framework"]=="megatron" and b["strategy"]["framework"]=="torchtitan" and
  b["memory"]["peak_gib"] < a["memory"]["peak_gib"] and
  b["time"]["step_s"] > a["time"]["step_s"]))' "$T/meg.json" "$OUT"
+# auto (the default): ZeRO-3 is FSDP, priced as torchtitan; ZeRO-1 as Megatron-LM
+check "eval framework auto: ZeRO-3 is priced exactly as torchtitan, and the JSON says it was inferred" \
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]));
+sys.exit(not (a["strategy"]["framework"]=="torchtitan" and a["strategy"]["framework_inferred"] is True and
+ b["strategy"]["framework_inferred"] is False and a["memory"]["peak_gib"]==b["memory"]["peak_gib"] and
+ a["time"]["step_s"]==b["time"]["step_s"]))' "$T/auto.json" "$OUT"
+st eval -m llama3-8b -c dgx-h100 -n 8 --tp 1 --pp 1 --zero 1 --gbs 8 --seq 8192 --recompute selective --json
+check "eval framework auto: ZeRO-1 is priced as megatron" \
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); sys.exit(a["strategy"]["framework"]!="megatron")' "$OUT"
 st eval -m llama3-8b -c dgx-h100 -n 8 --tp 2 --pp 1 --framework torchtitan
 out_has "eval --framework torchtitan: the table names the framework" "framework=torchtitan"
+st eval -m llama3-8b -c dgx-h100 -n 8 --tp 1 --pp 1 --zero 3 --gbs 8
+out_has "eval framework auto: the table names the implied framework and why" "framework=torchtitan (ZeRO-3)"
 st eval --framework deepspeed
 expect_rc "eval --framework deepspeed: usage error, exit 2" 2
-err_has "eval --framework deepspeed: names the choices" "megatron, torchtitan"
+err_has "eval --framework deepspeed: names the choices" "auto, megatron, torchtitan"
