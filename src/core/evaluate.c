@@ -119,6 +119,14 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		o->p_expert = lp.experts_routed / ((double)s->ep * s->etp);
 
 	/* ---- attention projections ---- */
+	/* keys each query attends to, as a full-attention length whose causal half is the
+	 * attended pairs: a sliding window w leaves s*w - w^2/2 pairs (2w - w^2/s); chunks of c
+	 * tokens, causal inside each chunk, s*c/2 (c) */
+	double kv_len = x->seq;
+	if (t->window > 0 && t->window < kv_len)
+		kv_len = 2.0 * t->window - (double)t->window * t->window / x->seq;
+	if (t->chunk > 0 && t->chunk < kv_len)
+		kv_len = t->chunk;
 	double qd, kd, vd, od, core_fl, act_attn;
 	double f = 0;
 	if (t->attn == ATTN_MLA) {
@@ -134,14 +142,14 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		}
 		f += gemm_t(x, tok, h, t->kv_lora + t->qk_rope, 1) +
 			gemm_t(x, tok, t->kv_lora, heads_l * (t->qk_nope + t->v_head), 1);
-		core_fl = 2.0 * x->b * (x->seq / s->cp) * x->seq * heads_l * (qk + t->v_head);
+		core_fl = 2.0 * x->b * (x->seq / s->cp) * kv_len * heads_l * (qk + t->v_head);
 		act_attn = tok * (t->q_lora + t->kv_lora + t->qk_rope) * ACT_BYTES;
 	} else {
 		qd = heads_l * t->head_dim;
 		kd = vd = kv_l * t->head_dim;
 		od = qd;
 		f += gemm_t(x, tok, h, qd + kd + vd, 1);
-		core_fl = 4.0 * x->b * (x->seq / s->cp) * x->seq * heads_l * t->head_dim;
+		core_fl = 4.0 * x->b * (x->seq / s->cp) * kv_len * heads_l * t->head_dim;
 		act_attn = 0;
 	}
 	f += gemm_t(x, tok, od, h, 1);
@@ -162,7 +170,8 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		act_core = 4.0 * x->b * heads_l * (x->seq / s->cp); /* fp32 log-sum-exp */
 	} else {
 		/* unfused: two batched GEMMs of head_dim depth plus a fused scale-mask-softmax and
-		 * dropout streaming the score matrix through HBM */
+		 * dropout streaming the score matrix through HBM (the whole matrix: an unfused
+		 * kernel masks a local window, it does not skip it) */
 		double dh = t->attn == ATTN_MLA ? (double)(t->qk_nope + t->qk_rope) : t->head_dim;
 		double g1 = gemm_t(x, x->seq / s->cp, dh, x->seq, 1) * x->b * heads_l;
 		double g2 = gemm_t(x, x->seq / s->cp, x->seq, t->attn == ATTN_MLA ? t->v_head : t->head_dim, 1) *
@@ -661,7 +670,7 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 			 * their gradients before reduce-scatter) */
 			double lmax = 0;
 			for (int k = 0; k < m->nkinds; k++)
-				if (kc[k].p_dense + kc[k].p_expert > lmax)
+				if (kc[k].p_dense + kc[k].p_expert > lmax && model_kind_used(m, k))
 					lmax = kc[k].p_dense + kc[k].p_expert;
 			buf += lmax * (2 * 2 + 4);
 		}
@@ -835,7 +844,7 @@ int eval_costs_get(const model_t *m, const cluster_t *c, int devices, const stra
 		e->work = q.work;
 		e->p_dense = q.p_dense;
 		e->p_expert = q.p_expert;
-		if (q.p_dense + q.p_expert > lmax)
+		if (q.p_dense + q.p_expert > lmax && model_kind_used(m, k))
 			lmax = q.p_dense + q.p_expert;
 	}
 	double d_dense = (double)s->dp * s->cp;

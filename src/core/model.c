@@ -64,7 +64,14 @@ int model_from_config(model_t *m, const model_config *c, char *why, size_t whyle
 
 	model_set_globals(m, c);
 
+	if (c->window < 0 || c->chunk < 0)
+		return why_set(why, whylen, "%s must be positive (got %d)", c->window < 0 ? "sliding_window" :
+				"attention_chunk_size", c->window < 0 ? c->window : c->chunk);
 	layer_kind base = {0};
+	if (!c->local_listed) {
+		base.window = c->window;
+		base.chunk = c->chunk;
+	}
 	base.heads = c->heads;
 	base.kv_heads = kv;
 	base.head_dim = hd;
@@ -122,6 +129,21 @@ int model_from_config(model_t *m, const model_config *c, char *why, size_t whyle
 			l >= first_dense && l % freq == c->moe_phase && !(c->list_mode == MODEL_LIST_DENSE && listed);
 		if (moe_kind >= 0 && is_moe)
 			k = moe_kind;
+		if (c->local_listed && (c->local[l / 8] >> (l % 8) & 1) && (c->window > 0 || c->chunk > 0)) {
+			/* the same layer with local attention: a kind of its own */
+			layer_kind t = m->kind[k];
+			t.window = c->window;
+			t.chunk = c->chunk;
+			int j;
+			for (j = 0; j < m->nkinds && !model_kind_equal(&m->kind[j], &t); j++)
+				;
+			if (j == m->nkinds) {
+				if (m->nkinds >= MODEL_MAX_KINDS)
+					return why_set(why, whylen, "model: more than %d layer shapes", MODEL_MAX_KINDS);
+				m->kind[m->nkinds++] = t;
+			}
+			k = j;
+		}
 		if (model_append(m, k, 1))
 			return why_set(why, whylen, "%s: too many alternating layer runs (%d)", "model", MODEL_MAX_RUNS);
 	}
@@ -153,6 +175,8 @@ int model_check(const model_t *m, char *why, size_t whylen)
 			return why_set(why, whylen, "model: heads, kv heads and head_dim must be positive, kv heads dividing heads (kind %d)", k);
 		if (t->heads > 1 << 16 || t->head_dim > 1 << 16)
 			return why_set(why, whylen, "model: heads or head_dim implausibly large (kind %d)", k);
+		if (t->window < 0 || t->window > 1 << 24 || t->chunk < 0 || t->chunk > 1 << 24)
+			return why_set(why, whylen, "model: attention window or chunk out of range (kind %d)", k);
 		if (t->ffn < 0 || t->ffn > 1 << 24 || t->expert_ffn < 0 || t->expert_ffn > 1 << 24)
 			return why_set(why, whylen, "model: FFN size out of range (kind %d)", k);
 		if (t->ffn == 0 && t->experts == 0)
@@ -217,7 +241,16 @@ bool model_kind_equal(const layer_kind *a, const layer_kind *b)
 		a->kv_heads == b->kv_heads && a->head_dim == b->head_dim && a->q_lora == b->q_lora &&
 		a->kv_lora == b->kv_lora && a->qk_nope == b->qk_nope && a->qk_rope == b->qk_rope &&
 		a->v_head == b->v_head && a->ffn == b->ffn && a->experts == b->experts && a->topk == b->topk &&
-		a->expert_ffn == b->expert_ffn && a->shared == b->shared && a->mtp == b->mtp;
+		a->expert_ffn == b->expert_ffn && a->shared == b->shared && a->mtp == b->mtp && a->window == b->window &&
+		a->chunk == b->chunk;
+}
+
+bool model_kind_used(const model_t *m, int k)
+{
+	for (int r = 0; r < m->nruns; r++)
+		if (m->run[r].kind == k)
+			return true;
+	return false;
 }
 
 bool model_equal(const model_t *a, const model_t *b)
@@ -225,14 +258,11 @@ bool model_equal(const model_t *a, const model_t *b)
 	if (strcmp(a->name, b->name) || a->hidden != b->hidden || a->vocab != b->vocab || a->gated != b->gated ||
 			a->tied != b->tied || a->biases != b->biases || a->qkv_bias != b->qkv_bias ||
 			a->hidden_dropout != b->hidden_dropout || a->attention_dropout != b->attention_dropout ||
-			a->nkinds != b->nkinds || a->nruns != b->nruns || a->layers != b->layers ||
-			a->mtp_layers != b->mtp_layers)
+			a->nruns != b->nruns || a->layers != b->layers || a->mtp_layers != b->mtp_layers)
 		return false;
-	for (int k = 0; k < a->nkinds; k++)
-		if (!model_kind_equal(&a->kind[k], &b->kind[k]))
-			return false;
+	/* layer by layer: kind numbers and kinds no layer uses do not matter */
 	for (int r = 0; r < a->nruns; r++)
-		if (a->run[r].kind != b->run[r].kind || a->run[r].count != b->run[r].count)
+		if (a->run[r].count != b->run[r].count || !model_kind_equal(&a->kind[a->run[r].kind], &b->kind[b->run[r].kind]))
 			return false;
 	return true;
 }

@@ -32,6 +32,8 @@ typedef struct {
 	int mlp;                      /* mlp_kind */
 	int heads, kv_heads, head_dim;
 	int q_lora, kv_lora, qk_nope, qk_rope, v_head; /* MLA (DeepSeek-V2/V3) */
+	int window;                   /* sliding-window attention span in tokens; 0 = full */
+	int chunk;                    /* chunked attention (Llama 4): block size in tokens; 0 = none */
 	int ffn;                      /* dense MLP width; 0 for a pure MoE layer */
 	int experts, topk, expert_ffn, shared; /* routed experts when experts > 0 */
 	bool mtp;                     /* multi-token-prediction module (extra projection) */
@@ -81,6 +83,12 @@ typedef struct {
 	 * MoE layers (Llama 4's moe_layers); one bit per layer */
 	int list_mode;
 	uint8_t list[MODEL_MAX_LAYERS / 8];
+	/* local attention: a sliding window (Mistral, Gemma, gpt-oss) and/or chunks (Llama 4)
+	 * of these many tokens, on every layer, or with local_listed only on the layers whose
+	 * bit is set in local (the others attend to the whole sequence) */
+	int window, chunk;
+	bool local_listed;
+	uint8_t local[MODEL_MAX_LAYERS / 8];
 	int q_lora, kv_lora, qk_nope, qk_rope, v_head;
 	int mtp;
 } model_config;
@@ -111,8 +119,12 @@ int model_layer_hidden(const model_t *m, int l);
 bool model_uniform(const model_t *m);
 /* Field-by-field equality of two layer kinds (struct padding cannot make them differ). */
 bool model_kind_equal(const layer_kind *a, const layer_kind *b);
-/* Field-by-field equality of two models (name, model-wide fields, kinds and runs). */
+/* Equality of two models: name, model-wide fields, and layer by layer the same shapes (the
+ * numbering of kinds, and kinds no layer uses, do not count). */
 bool model_equal(const model_t *a, const model_t *b);
+/* Whether some layer of m is of kind k (config-built models keep an unused dense kind when
+ * every layer is MoE). */
+bool model_kind_used(const model_t *m, int k);
 /* Parameters of one layer of kind k, by component. */
 layer_params model_layer_params(const model_t *m, int k);
 /* Total of a layer_params. */

@@ -187,8 +187,8 @@ typedef struct {
 static int y_int(yctx *y, const yd_node *map, const char *key, long long lo, long long hi, int *dst)
 {
 	const yd_node *v = yd_get(map, key);
-	if (!v)
-		return 0;
+	if (!v || (yd_kind_of(v) == YD_SCALAR && yd_plain(v) && !strcmp(yd_str(v), "null")))
+		return 0; /* Hugging Face writes null for an unset optional size */
 	long long x;
 	if (yd_long(y->d, v, key, lo, hi, &x, y->err, y->n))
 		return -1;
@@ -300,6 +300,11 @@ static int config_read(yctx *y, const yd_node *n, model_config *c, int *shared_s
 	if (y_layer_list(y, n, "mlp_only_layers", MODEL_LIST_DENSE, c) ||
 			y_layer_list(y, n, "moe_layers", MODEL_LIST_MOE, c))
 		return 2;
+	/* local attention spans: a sliding window (0 in a block: full attention) and Llama 4's
+	 * chunks; which layers use them is config_local's business */
+	if (y_int(y, n, "sliding_window", 0, BIG, &c->window) ||
+			y_int(y, n, "attention_chunk_size", 0, BIG, &c->chunk))
+		return 2;
 	/* Llama 4 names its dense MLP intermediate_size_mlp; intermediate_size is then the
 	 * width of each expert and of the shared expert */
 	int mlp = 0;
@@ -362,9 +367,86 @@ static void config_defaults(model_config *c, int shared_size)
 		c->topk = 1;
 }
 
+/* Which layers attend locally, in each family's words, once the spans (sliding_window,
+ * attention_chunk_size) and num_hidden_layers of the language-model map n are in c:
+ * layer_types (recent Hugging Face files: full, sliding or chunked attention per layer);
+ * Gemma 3's sliding_window_pattern (every N-th layer global) and Gemma 2's alternation
+ * (even layers local); Llama 4's no_rope_layers (1 = RoPE layer = chunked; by default every
+ * no_rope_layer_interval-th layer is global); Qwen2's use_sliding_window (off by default)
+ * with max_window_layers (the layers from there on are local). Otherwise a span applies to
+ * every layer (Mistral). 0, or 2 with the error. */
+static int config_local(yctx *y, const yd_node *n, model_config *c)
+{
+	const char *mt = y_str(n, "model_type");
+	bool use_sw = !(mt && !strncmp(mt, "qwen", 4));
+	if (y_bool(y, n, "use_sliding_window", &use_sw))
+		return 2;
+	if (!use_sw)
+		c->window = 0;
+	c->local_listed = false;
+	memset(c->local, 0, sizeof c->local);
+	if ((!c->window && !c->chunk) || c->layers <= 0)
+		return 0;
+	int L = c->layers < MODEL_MAX_LAYERS ? c->layers : MODEL_MAX_LAYERS;
+	const yd_node *lt = yd_get(n, "layer_types");
+	if (lt && !(yd_kind_of(lt) == YD_SCALAR && !strcmp(yd_str(lt), "null"))) {
+		if (yd_kind_of(lt) != YD_SEQ || (int)yd_len(lt) != c->layers) {
+			yd_errat(y->d, lt, y->err, y->n, "layer_types must list one type per layer (%d)", c->layers);
+			return 2;
+		}
+		for (int l = 0; l < L; l++) {
+			const yd_node *e = yd_item(lt, (size_t)l);
+			const char *t = yd_kind_of(e) == YD_SCALAR ? yd_str(e) : "";
+			if (!strcmp(t, "sliding_attention") || !strcmp(t, "chunked_attention"))
+				c->local[l / 8] |= (uint8_t)(1u << (l % 8));
+			else if (strcmp(t, "full_attention")) {
+				yd_errat(y->d, e, y->err, y->n, "layer type '%s' is not modelled (full_attention, "
+						"sliding_attention, chunked_attention)", t);
+				return 2;
+			}
+		}
+		c->local_listed = true;
+		return 0;
+	}
+	int pattern = 0, interval = 4, from = -1;
+	if (y_int(y, n, "sliding_window_pattern", 1, MODEL_MAX_LAYERS, &pattern) ||
+			y_int(y, n, "no_rope_layer_interval", 1, MODEL_MAX_LAYERS, &interval) ||
+			y_int(y, n, "max_window_layers", 0, MODEL_MAX_LAYERS, &from))
+		return 2;
+	const yd_node *nr = mt && !strncmp(mt, "llama4", 6) ? yd_get(n, "no_rope_layers") : NULL;
+	if (nr && yd_kind_of(nr) == YD_SEQ && yd_len(nr) > 0 && (int)yd_len(nr) != c->layers) {
+		yd_errat(y->d, nr, y->err, y->n, "no_rope_layers must give one flag per layer (%d)", c->layers);
+		return 2;
+	}
+	bool gemma2 = mt && !strncmp(mt, "gemma2", 6), llama4 = mt && !strncmp(mt, "llama4", 6) && c->chunk > 0;
+	bool qwen = mt && !strncmp(mt, "qwen", 4) && from >= 0;
+	if (!pattern && !gemma2 && !llama4 && !qwen)
+		return 0; /* every layer */
+	for (int l = 0; l < L; l++) {
+		bool local;
+		if (pattern)
+			local = (l + 1) % pattern != 0;
+		else if (gemma2)
+			local = l % 2 == 0;
+		else if (llama4 && nr && yd_kind_of(nr) == YD_SEQ && yd_len(nr) > 0) {
+			long long f;
+			if (yd_long(y->d, yd_item(nr, (size_t)l), "no_rope_layers", 0, 1, &f, y->err, y->n))
+				return 2;
+			local = f == 1;
+		} else if (llama4)
+			local = (l + 1) % interval != 0;
+		else
+			local = l >= from;
+		if (local)
+			c->local[l / 8] |= (uint8_t)(1u << (l % 8));
+	}
+	c->local_listed = true;
+	return 0;
+}
+
 /* Keys a block may carry, by block kind (those of strata.dense, strata.moe, strata.mla). */
 static const char *const block_common[] = {"block", "layers", "mtp", "hidden_size", "hidden_act",
-	"num_attention_heads", "head_dim", "intermediate_size", NULL};
+	"num_attention_heads", "head_dim", "intermediate_size", "sliding_window", "attention_chunk_size", NULL};
 static const char *const block_gqa[] = {"num_key_value_heads", NULL};
 const char *const plan_keys_mla[] = {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
 	"v_head_dim", NULL};
@@ -372,25 +454,44 @@ const char *const plan_keys_moe[] = {"n_routed_experts", "num_local_experts", "n
 	"num_experts_per_tok", "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size", NULL};
 const char *const plan_keys_layout[] = {"num_hidden_layers", "n_layer", "first_k_dense_replace",
 	"moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step", "mlp_only_layers", "moe_layers",
-	"num_nextn_predict_layers", NULL};
+	"num_nextn_predict_layers", "layer_types", "sliding_window_pattern", "no_rope_layers", NULL};
 
 /* Refuse a key of block b that a block of its kind does not take, naming the known ones. */
-static int block_keys(yctx *y, const yd_node *b, const char *kind, const char *const *const *lists)
+/* The key lists of a block kind (dense, moe or mla) into lists[4]. */
+static void block_lists(const char *kind, const char *const *lists[4])
+{
+	int dense = !strcmp(kind, "dense"), mla = !strcmp(kind, "mla");
+	lists[0] = block_common;
+	lists[1] = mla ? plan_keys_mla : block_gqa;
+	lists[2] = dense ? NULL : plan_keys_moe;
+	lists[3] = NULL;
+}
+
+int plan_block_key_ok(const char *kind, const char *key, char *known, size_t n)
+{
+	const char *const *lists[4];
+	block_lists(kind, lists);
+	for (int l = 0; lists[l]; l++)
+		for (int j = 0; lists[l][j]; j++)
+			if (!strcmp(key, lists[l][j]))
+				return 1;
+	size_t used = 0;
+	if (n)
+		known[0] = 0;
+	for (int l = 0; lists[l]; l++)
+		for (int j = 0; lists[l][j] && used < n; j++)
+			used += (size_t)snprintf(known + used, n - used, "%s%s", used ? " " : "", lists[l][j]);
+	return 0;
+}
+
+/* Refuse a key of block b that a block of its kind does not take, naming the known ones. */
+static int block_keys(yctx *y, const yd_node *b, const char *kind)
 {
 	for (size_t i = 0; i < yd_len(b); i++) {
-		const char *k = yd_key(b, i);
-		int ok = 0;
-		for (int l = 0; lists[l] && !ok; l++)
-			for (int j = 0; lists[l][j] && !ok; j++)
-				ok = !strcmp(k, lists[l][j]);
-		if (ok)
-			continue;
 		char known[600];
-		size_t used = 0;
-		known[0] = 0;
-		for (int l = 0; lists[l]; l++)
-			for (int j = 0; lists[l][j] && used < sizeof known; j++)
-				used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", used ? " " : "", lists[l][j]);
+		const char *k = yd_key(b, i);
+		if (plan_block_key_ok(kind, k, known, sizeof known))
+			continue;
 		yd_errat(y->d, yd_keynode(b, i), y->err, y->n, "unknown key '%s' in a %s block (known: %s)", k, kind, known);
 		return 2;
 	}
@@ -416,8 +517,7 @@ static int block_from_node(yctx *y, const model_config *top, int top_shared, con
 				kn ? "" : " (the block has no 'block' key)");
 		return 2;
 	}
-	const char *const *lists[4] = {block_common, mla ? plan_keys_mla : block_gqa, dense ? NULL : plan_keys_moe, NULL};
-	if (block_keys(y, b, kind, lists))
+	if (block_keys(y, b, kind))
 		return 2;
 	*count = 1;
 	*mtp = false;
@@ -438,6 +538,7 @@ static int block_from_node(yctx *y, const model_config *top, int top_shared, con
 	/* a block is one layer of its own kind: no layout rule of the model applies */
 	c.first_k_dense = c.moe_freq = c.moe_phase = 0;
 	c.list_mode = MODEL_LIST_NONE;
+	c.local_listed = false;
 	if (!mla)
 		c.q_lora = c.kv_lora = c.qk_nope = c.qk_rope = c.v_head = 0;
 	if (config_read(y, b, &c, &shared_size))
@@ -567,8 +668,9 @@ static int model_from_node(model_t *m, yctx *y, const yd_node *n)
 		return 2;
 	/* a multimodal checkpoint (Llama 4, Gemma 3, Mistral 3, ...) nests its language model's
 	 * keys under text_config: they are the model to plan, read over the outer keys */
-	const yd_node *text = yd_get(n, "text_config");
+	const yd_node *text = yd_get(n, "text_config"), *inner = NULL;
 	if (text && yd_kind_of(text) == YD_MAP && !yd_get(n, "hidden_size") && !yd_get(n, "n_embd")) {
+		inner = text;
 		if (config_read(y, text, &c, &shared_size))
 			return 2;
 		if (!y_str(n, "name") && !y_str(n, "_name_or_path") && y_str(text, "_name_or_path"))
@@ -576,7 +678,6 @@ static int model_from_node(model_t *m, yctx *y, const yd_node *n)
 	}
 	/* without the key, tying is the default of the family's config class: Hugging Face's
 	 * base class ties, Llama, Mistral/Mixtral, Qwen2/3, DeepSeek and GPT-NeoX do not */
-	const yd_node *inner = text && yd_kind_of(text) == YD_MAP ? text : NULL;
 	if (!yd_get(n, "tie_word_embeddings") && !(inner && yd_get(inner, "tie_word_embeddings"))) {
 		const char *mt = inner && y_str(inner, "model_type") ? y_str(inner, "model_type") : y_str(n, "model_type");
 		static const char *const untied[] = {"llama", "mistral", "mixtral", "qwen", "deepseek", "gpt_neox", NULL};
@@ -588,6 +689,8 @@ static int model_from_node(model_t *m, yctx *y, const yd_node *n)
 	if (blocks)
 		return model_blocks_from_node(m, y, n, blocks, &c, shared_size);
 	config_defaults(&c, shared_size);
+	if (config_local(y, inner ? inner : n, &c))
+		return 2;
 	const char *missing = !c.hidden ? "hidden_size" : !c.layers ? "num_hidden_layers" :
 		!c.heads ? "num_attention_heads" : !c.vocab ? "vocab_size" : NULL;
 	if (missing) {

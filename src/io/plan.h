@@ -56,6 +56,9 @@ const char *plan_eff_key(size_t i, size_t *offset);
 extern const char *const plan_keys_mla[];
 extern const char *const plan_keys_moe[];
 extern const char *const plan_keys_layout[];
+/* 1 when a block of kind (dense, moe or mla) takes key; else 0 with the keys it takes,
+ * space-separated, in known[n]. */
+int plan_block_key_ok(const char *kind, const char *key, char *known, size_t n);
 /* 1 when a model/cluster reference is a file path rather than a preset name. */
 int plan_ref_is_path(const char *ref);
 /* Find the file a reference names: a path (relative to the file `base` first, then to the

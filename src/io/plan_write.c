@@ -79,6 +79,8 @@ static int model_to_config(const model_t *m, model_config *c)
 	c->kv_heads = k0->kv_heads;
 	c->head_dim = k0->head_dim;
 	c->ffn = k0->ffn;
+	c->window = k0->window;
+	c->chunk = k0->chunk;
 	if (k0->attn == ATTN_MLA) {
 		c->q_lora = k0->q_lora;
 		c->kv_lora = k0->kv_lora;
@@ -152,6 +154,10 @@ static void put_block(FILE *f, const layer_kind *t, int count)
 				t->q_lora, t->kv_lora, t->qk_nope, t->qk_rope, t->v_head);
 	else
 		fprintf(f, ", num_key_value_heads: %d", t->kv_heads);
+	if (t->window > 0)
+		fprintf(f, ", sliding_window: %d", t->window);
+	if (t->chunk > 0)
+		fprintf(f, ", attention_chunk_size: %d", t->chunk);
 	if (t->ffn > 0)
 		fprintf(f, ", intermediate_size: %d", t->ffn);
 	if (t->experts > 0)
@@ -222,6 +228,10 @@ static int write_model(FILE *f, const model_t *m, char *err, size_t n)
 		fputs("  bias: true\n", f);
 	if (c.qkv_bias)
 		fputs("  attention_bias: true\n", f);
+	if (c.window > 0)
+		fprintf(f, "  sliding_window: %d\n", c.window);
+	if (c.chunk > 0)
+		fprintf(f, "  attention_chunk_size: %d\n", c.chunk);
 	if (c.hidden_dropout > 0)
 		key_num(f, "  ", "hidden_dropout", c.hidden_dropout);
 	if (c.attention_dropout > 0)

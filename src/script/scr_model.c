@@ -74,6 +74,8 @@ static void scr_push_block(lua_State *L, const model_t *m, int k, int count)
 		{"qk_nope_head_dim", t->qk_nope, t->attn == ATTN_MLA},
 		{"qk_rope_head_dim", t->qk_rope, t->attn == ATTN_MLA},
 		{"v_head_dim", t->v_head, t->attn == ATTN_MLA},
+		{"sliding_window", t->window, t->window > 0},
+		{"attention_chunk_size", t->chunk, t->chunk > 0},
 		{"intermediate_size", t->ffn, t->experts == 0},
 		{"n_routed_experts", t->experts, t->experts > 0},
 		{"num_experts_per_tok", t->topk, t->experts > 0},
@@ -99,18 +101,15 @@ static int scr_block(lua_State *L, const char *kind)
 	luaL_checktype(L, 1, LUA_TTABLE);
 	char what[32];
 	snprintf(what, sizeof what, "strata.%s", kind);
-	static const char *const dense_ok[] = {"layers", "mtp", "block", "hidden_size", "hidden_act",
-		"num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", NULL};
-	static const char *const moe_ok[] = {"layers", "mtp", "block", "hidden_size", "hidden_act",
-		"num_attention_heads", "num_key_value_heads", "head_dim", "n_routed_experts", "num_local_experts",
-		"num_experts", "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
-		"shared_expert_intermediate_size", "intermediate_size", NULL};
-	static const char *const mla_ok[] = {"layers", "mtp", "block", "hidden_size", "hidden_act",
-		"num_attention_heads", "head_dim", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-		"v_head_dim", "intermediate_size", "n_routed_experts", "num_local_experts", "num_experts",
-		"num_experts_per_tok", "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size", NULL};
-	const char *const *ok = kind[0] == 'd' ? dense_ok : kind[1] == 'o' ? moe_ok : mla_ok;
-	scr_check_keys(L, 1, what, ok);
+	/* the keys a block of this kind takes in a model file */
+	lua_pushnil(L);
+	while (lua_next(L, 1)) {
+		char known[600];
+		lua_pop(L, 1);
+		if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "block") &&
+				!plan_block_key_ok(kind, lua_tostring(L, -1), known, sizeof known))
+			luaL_error(L, "%s: unknown key '%s' (known: %s)", what, lua_tostring(L, -1), known);
+	}
 	scr_int_field(L, 1, "layers", what, 1, MODEL_MAX_LAYERS, 1);
 	/* its own width, within the bound model_check applies */
 	scr_int_field(L, 1, "hidden_size", what, 1, 1 << 20, 0);

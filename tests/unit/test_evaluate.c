@@ -772,6 +772,65 @@ static void test_framework(void)
 				"framework: torchtitan's loss keeps 4 more bytes per logit");
 }
 
+/* ---- local attention -----------------------------------------------------------------------
+ * A sliding window w leaves each query min(i + 1, w) keys: s*w - w^2/2 pairs against the
+ * s^2/2 of causal attention, so the attention FLOPs use a key length of 2w - w^2/s; chunks of
+ * c tokens (causal inside each) leave s*c/2 pairs, a key length of c. Model FLOPs count the
+ * core as 4*b*s*kv*heads*head_dim per layer forward, three times for the step. */
+static void test_local_attention(void)
+{
+	model_config cfg;
+	memset(&cfg, 0, sizeof cfg);
+	snprintf(cfg.name, sizeof cfg.name, "llama-like");
+	cfg.hidden = 4096, cfg.ffn = 14336, cfg.layers = 32, cfg.heads = 32, cfg.kv_heads = 8, cfg.vocab = 128256;
+	cfg.gated = true;
+	model_t full, win;
+	build(&full, &cfg);
+	cluster_t c = fixed_cluster();
+	const double S = 32768, W = 4096, C = 8192, B = 8; /* gbs 8 over dp 8 */
+	strategy_t s = strat(8, 1, 1, 8, (int)S);
+	if (run(&full, &c, 8, &s, 0, &res, "local: full") )
+		return;
+	double f_full = res.model_flops, t_full = res.step;
+	cfg.window = (int)W;
+	build(&win, &cfg);
+	CHECK(win.nkinds == 1 && win.kind[0].window == 4096, "local: a window on every layer is one kind");
+	if (run(&win, &c, 8, &s, 0, &res, "local: window"))
+		return;
+	double want = 3 * 4.0 * B * S * (S - (2 * W - W * W / S)) * 32 * 128 * 32;
+	CHECK_NEAR(f_full - res.model_flops, want, 1e-9, "local: a 4096 window removes the pairs beyond it (model FLOPs)");
+	CHECK(res.step < t_full, "local: and the step is shorter");
+	cfg.window = 0;
+	cfg.chunk = (int)C;
+	build(&win, &cfg);
+	if (run(&win, &c, 8, &s, 0, &res, "local: chunks"))
+		return;
+	want = 3 * 4.0 * B * S * (S - C) * 32 * 128 * 32;
+	CHECK_NEAR(f_full - res.model_flops, want, 1e-9, "local: 8192-token chunks keep s*c/2 pairs (model FLOPs)");
+	/* a window at least the sequence changes nothing */
+	cfg.chunk = 0;
+	cfg.window = (int)S;
+	build(&win, &cfg);
+	strategy_t s2 = strat(8, 1, 1, 8, 32768);
+	memset(&res, 0, sizeof res);
+	memset(&res2, 0, sizeof res2);
+	CHECK(eval_run(&full, &c, 8, &s2, 0, &res) == 0 && eval_run(&win, &c, 8, &s2, 0, &res2) == 0 &&
+			res.step == res2.step && res.model_flops == res2.model_flops && res.peak_bytes == res2.peak_bytes,
+			"local: a window as long as the sequence prices like full attention");
+	/* listed layers: half the layers local, half the saving */
+	cfg.window = (int)W;
+	cfg.local_listed = true;
+	for (int l = 0; l < 32; l += 2)
+		cfg.local[l / 8] |= (uint8_t)(1u << (l % 8));
+	build(&win, &cfg);
+	CHECK(win.nkinds == 2 && win.nruns == 32 && win.kind[win.run[0].kind].window == 4096 &&
+			win.kind[win.run[1].kind].window == 0, "local: listed layers get a local kind of their own, alternating");
+	if (run(&win, &c, 8, &s, 0, &res, "local: listed"))
+		return;
+	want = 3 * 4.0 * B * S * (S - (2 * W - W * W / S)) * 32 * 128 * 16;
+	CHECK_NEAR(f_full - res.model_flops, want, 1e-9, "local: 16 of 32 layers local, half the FLOPs saved");
+}
+
 int main(void)
 {
 	test_korthikanti();
@@ -785,5 +844,6 @@ int main(void)
 	test_kind_width();
 	test_invalid_later_kind();
 	test_framework();
+	test_local_attention();
 	return check_done();
 }

@@ -466,38 +466,51 @@ static void test_plan_set(void)
 	"  num_attention_heads: 4\n  vocab_size: 100\n  hidden_act: silu\n  num_experts: 4\n" \
 	"  num_experts_per_tok: 1\n  moe_intermediate_size: 32\n"
 
-/* The layers of the loaded plan's model that are MoE, as a bit mask. */
-static unsigned moe_mask(void)
+/* The layers of the loaded plan's model that are MoE (local: that attend locally), as a
+ * bit mask. */
+static unsigned layer_mask(bool local)
 {
 	unsigned mask = 0;
-	for (int l = 0; l < plan.model.layers; l++)
-		if (plan.model.kind[model_layer_kind(&plan.model, l)].experts > 0)
+	for (int l = 0; l < plan.model.layers; l++) {
+		const layer_kind *t = &plan.model.kind[model_layer_kind(&plan.model, l)];
+		if (local ? t->window > 0 || t->chunk > 0 : t->experts > 0)
 			mask |= 1u << l;
+	}
 	return mask;
+}
+
+/* Loading text must succeed with the MoE (local: local-attention) layers in want; returns
+ * the load's result. */
+static int expect_mask(const char *text, bool local, unsigned want, const char *name)
+{
+	char err[ERRLEN];
+	int rc = load(text, err);
+	if (!CHECK(rc == 0 && layer_mask(local) == want, name))
+		printf("  rc %d, mask %#x, err \"%s\"\n", rc, rc ? 0 : layer_mask(local), err);
+	return rc;
 }
 
 static void test_moe_layouts(void)
 {
 	char err[ERRLEN];
-	int rc = load(MOE_TOP TAIL, err);
-	CHECK(rc == 0 && moe_mask() == 0xff, "moe layout: no layout key makes every layer MoE");
-	rc = load(MOE_TOP "  first_k_dense_replace: 1\n  moe_layer_freq: 2\n" TAIL, err);
-	CHECK(rc == 0 && moe_mask() == 0x54, "moe layout: DeepSeek rule l >= 1 and l % 2 == 0 gives 2, 4, 6");
-	rc = load(MOE_TOP "  decoder_sparse_step: 2\n" TAIL, err);
-	CHECK(rc == 0 && moe_mask() == 0xaa, "moe layout: decoder_sparse_step 2 gives 1, 3, 5, 7 ((l + 1) % 2 == 0)");
-	rc = load(MOE_TOP "  interleave_moe_layer_step: 4\n" TAIL, err);
-	CHECK(rc == 0 && moe_mask() == 0x88, "moe layout: interleave_moe_layer_step 4 gives 3, 7");
-	rc = load(MOE_TOP "  decoder_sparse_step: 1\n  mlp_only_layers: [0, 5]\n" TAIL, err);
-	CHECK(rc == 0 && moe_mask() == 0xde, "moe layout: mlp_only_layers [0, 5] are dense");
+	expect_mask(MOE_TOP TAIL, false, 0xff, "moe layout: no layout key makes every layer MoE");
+	expect_mask(MOE_TOP "  first_k_dense_replace: 1\n  moe_layer_freq: 2\n" TAIL, false, 0x54,
+			"moe layout: DeepSeek rule l >= 1 and l % 2 == 0 gives 2, 4, 6");
+	expect_mask(MOE_TOP "  decoder_sparse_step: 2\n" TAIL, false, 0xaa,
+			"moe layout: decoder_sparse_step 2 gives 1, 3, 5, 7 ((l + 1) % 2 == 0)");
+	expect_mask(MOE_TOP "  interleave_moe_layer_step: 4\n" TAIL, false, 0x88,
+			"moe layout: interleave_moe_layer_step 4 gives 3, 7");
+	int rc = expect_mask(MOE_TOP "  decoder_sparse_step: 1\n  mlp_only_layers: [0, 5]\n" TAIL, false, 0xde,
+			"moe layout: mlp_only_layers [0, 5] are dense");
 	if (rc == 0) {
 		int dense = model_layer_kind(&plan.model, 5);
 		CHECK(plan.model.kind[dense].ffn == 256 && plan.model.kind[model_layer_kind(&plan.model, 1)].expert_ffn == 32,
 				"moe layout: a listed dense layer has intermediate_size, the MoE ones moe_intermediate_size");
 	}
-	rc = load(MOE_TOP "  moe_layers: [1, 2, 6]\n  decoder_sparse_step: 4\n" TAIL, err);
-	CHECK(rc == 0 && moe_mask() == 0x46, "moe layout: moe_layers lists the MoE layers, over any step");
-	rc = load(MOE_TOP "  moe_layers: null\n  interleave_moe_layer_step: 2\n" TAIL, err);
-	CHECK(rc == 0 && moe_mask() == 0xaa, "moe layout: moe_layers null is absent");
+	expect_mask(MOE_TOP "  moe_layers: [1, 2, 6]\n  decoder_sparse_step: 4\n" TAIL, false, 0x46,
+			"moe layout: moe_layers lists the MoE layers, over any step");
+	expect_mask(MOE_TOP "  moe_layers: null\n  interleave_moe_layer_step: 2\n" TAIL, false, 0xaa,
+			"moe layout: moe_layers null is absent");
 	expect_error(MOE_TOP "  mlp_only_layers: [3, 8]\n" TAIL, 2, 2,
 			"moe layout: mlp_only_layers past the last layer is an error naming it", "mlp_only_layers",
 			"layer 8 of a 8-layer model", NULL);
@@ -524,7 +537,7 @@ static void test_moe_layouts(void)
 	if (CHECK(rc == 0, "llama4 layout: a text_config model loads")) {
 		const model_t *m = &plan.model;
 		const layer_kind *moe = &m->kind[model_layer_kind(m, 1)], *dense = &m->kind[model_layer_kind(m, 0)];
-		CHECK(moe_mask() == 0xa && m->hidden == 64 && !m->tied && moe->experts == 8 && moe->expert_ffn == 32 &&
+		CHECK(layer_mask(false) == 0xa && m->hidden == 64 && !m->tied && moe->experts == 8 && moe->expert_ffn == 32 &&
 				moe->shared == 1 && moe->ffn == 0 && dense->ffn == 256 && dense->experts == 0,
 				"llama4 layout: layers 1, 3 MoE (32 wide, 1 shared), 0, 2 dense 256 wide, untied");
 	} else {
@@ -543,6 +556,48 @@ static void test_moe_layouts(void)
 	CHECK(rc == 0 && plan.model.hidden == 64, "text_config: ignored when the top level has hidden_size");
 }
 
+/* Which layers attend locally (sliding window or chunks), in each family's words. */
+#define LOC_TOP "model:\n  name: m\n  hidden_size: 64\n  intermediate_size: 256\n  num_hidden_layers: 6\n" \
+	"  num_attention_heads: 4\n  vocab_size: 100\n  hidden_act: silu\n"
+
+static void test_local_layouts(void)
+{
+	char err[ERRLEN];
+	model_t m;
+	int rc = plan_load_model(&m, "mistral-7b", &paths, err, sizeof err);
+	CHECK(rc == 0 && m.nkinds == 1 && m.kind[0].window == 4096, "local: mistral-7b has a 4096 window on every layer");
+	rc = plan_load_model(&m, "tests/fixtures/hf/mixtral-8x7b.json", &paths, err, sizeof err);
+	CHECK(rc == 0 && m.kind[model_layer_kind(&m, 0)].window == 0, "local: mixtral's sliding_window null is full attention");
+	rc = plan_load_model(&m, "tests/fixtures/hf/qwen2.5-72b.json", &paths, err, sizeof err);
+	CHECK(rc == 0 && m.kind[0].window == 0, "local: qwen2.5's sliding_window without use_sliding_window is off");
+	rc = plan_load_model(&m, "tests/fixtures/hf/llama4-scout.json", &paths, err, sizeof err);
+	int ok = rc == 0;
+	for (int l = 0; ok && l < m.layers; l++)
+		ok = m.kind[model_layer_kind(&m, l)].chunk == ((l + 1) % 4 ? 8192 : 0);
+	CHECK(ok, "local: llama4-scout chunks 8192 on every layer but each 4th (NoPE, global)");
+	expect_mask(LOC_TOP "  sliding_window: 16\n" TAIL, true, 0x3f, "local: a window alone applies to every layer");
+	expect_mask(LOC_TOP "  model_type: gemma2\n  sliding_window: 16\n" TAIL, true, 0x15,
+			"local: gemma2 alternates, even layers local");
+	expect_mask(LOC_TOP "  sliding_window: 16\n  sliding_window_pattern: 3\n" TAIL, true, 0x1b,
+			"local: sliding_window_pattern 3 makes layers 2 and 5 global");
+	expect_mask(LOC_TOP "  sliding_window: 16\n  layer_types: [sliding_attention, full_attention, sliding_attention,\n"
+			"    full_attention, full_attention, chunked_attention]\n" TAIL, true, 0x25, "local: layer_types lists each layer's attention");
+	expect_mask(LOC_TOP "  model_type: qwen2\n  sliding_window: 16\n  use_sliding_window: true\n  max_window_layers: 4\n"
+			TAIL, true, 0x30, "local: qwen2 use_sliding_window from max_window_layers on");
+	rc = load(LOC_TOP "  layer_types: [full_attention]\n" TAIL, err);
+	CHECK(rc == 0 && layer_mask(true) == 0, "local: layer_types without a window is full attention (not checked)");
+	expect_error(LOC_TOP "  sliding_window: 16\n  layer_types: [full_attention]\n" TAIL, 2, 2,
+			"local: layer_types of the wrong length is an error", "layer_types", "one type per layer (6)", NULL);
+	expect_error(LOC_TOP "  sliding_window: 16\n  layer_types: [linear_attention, full_attention, full_attention,\n"
+			"    full_attention, full_attention, full_attention]\n" TAIL, 2, 2,
+			"local: an attention type the model does not know is named", "linear_attention", "not modelled", NULL);
+	expect_error(LOC_TOP "  sliding_window: -4\n" TAIL, 2, 2, "local: a negative window is refused", "sliding_window",
+			NULL);
+	/* blocks carry their own window; 0 turns the model's off */
+	expect_mask(VLM_TOP "  sliding_window: 32\n  blocks:\n    - {block: dense, layers: 2, intermediate_size: 64}\n"
+			"    - {block: dense, layers: 1, intermediate_size: 64, sliding_window: 0}\n" TAIL, true, 0x3, "local: blocks inherit the model's window, sliding_window 0 is full");
+}
+
 int main(void)
 {
 	char cwd[1024];
@@ -557,6 +612,7 @@ int main(void)
 	test_inline();
 	test_blocks();
 	test_moe_layouts();
+	test_local_layouts();
 	test_plan_set();
 	return check_done();
 }
