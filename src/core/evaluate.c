@@ -521,6 +521,10 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 		uniform = uniform && kc[k].width == h;
 	double p2p_bytes = x.tok * h * ACT_BYTES / x.sp_div;
 	double p2p = p > 1 ? comm_p2p(pp_l, p2p_bytes) : 0;
+	/* DualPipe sends each chunk's activations and gradients while the paired chunk computes
+	 * (DeepSeek-V3 report, sec. 3.2.1: "both all-to-all and PP communication can be fully
+	 * hidden"): a send far shorter than a chunk costs only its `contention` share */
+	double p2p_seen = dualpipe ? c->eff.contention : 1.0;
 
 	/* head and tail costs */
 	double Vl = s->vocab_parallel ? V / tp : V;
@@ -584,6 +588,7 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 					ct = comm_p2p(pp_l, cb);
 					p2p_st = cb > p2p_st ? cb : p2p_st;
 				}
+				ct *= p2p_seen;
 				f += ct;
 				b += ct;
 				tt->pp += 2 * ct;
@@ -886,7 +891,7 @@ int eval_costs_get(const model_t *m, const cluster_t *c, int devices, const stra
 		}
 	}
 	double p2p_bytes = x.tok * wmin * ACT_BYTES / x.sp_div;
-	o->p2p = p > 1 ? comm_p2p(pp_l, p2p_bytes) : 0;
+	o->p2p = (p > 1 ? comm_p2p(pp_l, p2p_bytes) : 0) * (o->dualpipe ? c->eff.contention : 1.0);
 	double p2p_buf = x.tok * wmax * ACT_BYTES / x.sp_div;
 	double Vl = s->vocab_parallel ? V / tp : V, vocab_params = V * h / (s->vocab_parallel ? tp : 1);
 	double tp_head = s->tp > 1 ? comm_allreduce(x.tp_l, s->tp, x.tok * h * ACT_BYTES) * x.tp_exp : 0;

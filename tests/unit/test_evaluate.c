@@ -522,10 +522,12 @@ static void test_dualpipe_ep(void)
 		s.schedule = SCHED_1F1B;
 		if (!CHECK(eval_costs_get(&m, &c, 16, &s, 1e5, &ec, why, sizeof why) == 0, "dualpipe ep: 1f1b costs"))
 			return;
-		double t1 = ec.kind[1].fwd + ec.kind[1].bwd, d1 = ec.kind[0].fwd + ec.kind[0].bwd;
+		double t1 = ec.kind[1].fwd + ec.kind[1].bwd, d1 = ec.kind[0].fwd + ec.kind[0].bwd, p1 = ec.p2p;
 		s.schedule = SCHED_DUALPIPE;
 		if (!CHECK(eval_costs_get(&m, &c, 16, &s, 1e5, &ec, why, sizeof why) == 0, "dualpipe ep: dualpipe costs"))
 			return;
+		CHECK(p1 > 0 && fabs(ec.p2p - kap[i] * p1) <= 1e-12 * p1,
+				check_fmt("dualpipe pp: a send under the paired chunk costs contention %.1f of itself", kap[i]));
 		saved[i] = t1 - (ec.kind[1].fwd + ec.kind[1].bwd);
 		CHECK_NEAR(ec.kind[0].fwd + ec.kind[0].bwd, d1, 1e-15, "dualpipe ep: a layer without experts is unchanged");
 	}
