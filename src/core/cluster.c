@@ -41,7 +41,7 @@ int cluster_check(const cluster_t *c, char *why, size_t n)
 	if (!bad && !(e->gemm > 0 && e->gemm <= 1 && e->flash > 0 && e->flash <= 1 && e->hbm > 0 &&
 			e->hbm <= 1 && e->coll_intra > 0 && e->coll_intra <= 1 && e->coll_inter > 0 &&
 			e->coll_inter <= 1 && e->grouped_gemm > 0 && e->grouped_gemm <= 1 &&
-			e->fp8_gemm >= 0 && e->fp8_gemm <= 1))
+			e->fp8_gemm >= 0 && e->fp8_gemm <= 1 && e->flash_sdpa >= 0 && e->flash_sdpa <= 1))
 		bad = "efficiency fractions must be in (0, 1]";
 	if (!bad && !(e->dp_overlap >= 0 && e->dp_overlap <= 1 && e->tp_overlap >= 0 &&
 			e->tp_overlap <= 1 && e->contention >= 0 && e->contention <= 1 && e->gemm_half >= 0 && e->layer_us >= 0 && e->step_ms >= 0 &&

@@ -14,6 +14,8 @@ typedef struct {
 	double gemm_half;     /* GEMM dimension at which efficiency is half of `gemm` (roll-off) */
 	double fp8_gemm;      /* fp8 GEMM, fraction of fp8 peak */
 	double flash;         /* flash-attention kernels, fraction of tensor peak */
+	double flash_sdpa;    /* the same under PyTorch-native frameworks (SDPA's FlashAttention-2
+	                       * kernels instead of Transformer Engine's cuDNN ones); 0 = flash */
 	double grouped_gemm;  /* MoE grouped GEMM, multiplier on `gemm` */
 	double hbm;           /* element-wise kernels, fraction of HBM bandwidth */
 	double coll_intra;    /* collectives inside a node, fraction of link bandwidth */

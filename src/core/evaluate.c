@@ -165,8 +165,9 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		/* causal flash attention skips the masked half; backward recomputes QK^T and
 		 * does 2.5x the forward FLOPs; kernels run at the `flash` fraction of peak */
 		double fl = 0.5 * core_fl;
-		core_f = fl / (x->peak16 * c->eff.flash);
-		core_b = 2.5 * fl / (x->peak16 * c->eff.flash);
+		double fe = strat_framework(s) == FW_TORCHTITAN && c->eff.flash_sdpa > 0 ? c->eff.flash_sdpa : c->eff.flash;
+		core_f = fl / (x->peak16 * fe);
+		core_b = 2.5 * fl / (x->peak16 * fe);
 		act_core = 4.0 * x->b * heads_l * (x->seq / s->cp); /* fp32 log-sum-exp */
 	} else {
 		/* unfused: two batched GEMMs of head_dim depth plus a fused scale-mask-softmax and

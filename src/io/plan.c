@@ -710,6 +710,7 @@ static int model_from_node(model_t *m, yctx *y, const yd_node *n)
 static const struct { const char *key; size_t off; double lo, hi; } eff_keys[] = {
 	{"gemm", offsetof(cluster_eff, gemm), 0.01, 1}, {"gemm_half", offsetof(cluster_eff, gemm_half), 0, 1e5},
 	{"fp8_gemm", offsetof(cluster_eff, fp8_gemm), 0, 1}, {"flash", offsetof(cluster_eff, flash), 0.01, 1},
+	{"flash_sdpa", offsetof(cluster_eff, flash_sdpa), 0, 1},
 	{"grouped_gemm", offsetof(cluster_eff, grouped_gemm), 0.01, 1}, {"hbm", offsetof(cluster_eff, hbm), 0.01, 1},
 	{"coll_intra", offsetof(cluster_eff, coll_intra), 0.01, 1},
 	{"coll_inter", offsetof(cluster_eff, coll_inter), 0.01, 1},

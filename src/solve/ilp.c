@@ -407,6 +407,11 @@ int ilp_solve(const model_t *m, const cluster_t *c, int devices, const strategy_
 		r->even_step = ev->step;
 		if (r->have_plan) {
 			r->step = r->makespan + rest;
+			/* the plan's own step: its stages' optimizer and gradient-sync times differ
+			 * from the even split's, which `rest` assumed */
+			strategy_t planned = *s;
+			if (ilp_apply(r, &planned) == 0 && eval_run(m, c, devices, &planned, budget_gib, ev) == 0)
+				r->step = ev->step;
 			r->speedup = r->even_step / r->step;
 		}
 	}
