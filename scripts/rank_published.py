@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where do published, hand-tuned strategies rank in strata's search?
 
-usage: scripts/rank_published.py [--strata BIN] [--markdown] FILE_OR_DIR...
+usage: scripts/rank_published.py [--strata BIN] FILE_OR_DIR...  (prints a Markdown table)
 
 For every plan file with a complete strategy (no `strategy.*` entry in its `unstated:`
 list; values the source left to framework defaults are `inferred:` and count as given),
