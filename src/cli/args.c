@@ -27,7 +27,7 @@ int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd)
 		{"--etp", "etp"}, {"--zero", "zero"}, {"--mbs", "micro_batch"}, {"--gbs", "global_batch"},
 		{"--seq", "seq_length"}, {"--recompute", "recompute"}, {"--schedule", "schedule"},
 		{"--precision", "precision"}, {"--budget", "budget"}, {"-n", "devices"}, {"--devices", "devices"},
-		{"--cp-kind", "cp_kind"}, {"--framework", "framework"},
+		{"--cp-kind", "cp_kind"}, {"--framework", "framework"}, {"--recompute-modules", "recompute_modules"},
 	};
 	memset(o, 0, sizeof *o);
 	for (int i = first; i < argc; i++) {

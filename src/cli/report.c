@@ -20,6 +20,12 @@ static void strategy_json(json_w *w, const strategy_t *s)
 	json_int(w, "global_batch", s->global_batch);
 	json_int(w, "seq_length", s->seq);
 	json_str(w, "recompute", strat_recompute_name(s->recompute));
+	/* what selective recomputes (Megatron-Core --recompute-modules) */
+	json_arr_begin(w, "recompute_modules");
+	for (int i = 0; i < RCM_COUNT; i++)
+		if ((s->rc_modules ? s->rc_modules : RCM_CORE_ATTN) >> i & 1)
+			json_str(w, NULL, strat_rc_module_name(i));
+	json_arr_end(w);
 	json_str(w, "schedule", strat_schedule_name(s->schedule));
 	json_str(w, "precision", strat_precision_name(s->precision));
 	json_bool(w, "flash_attention", s->flash);
@@ -122,6 +128,14 @@ static void bar(FILE *f, double frac, int width)
 void report_table(FILE *f, const plan_t *p, const eval_result *r)
 {
 	const strategy_t *s = &p->strategy;
+	/* selective names its modules when they are not Megatron's default, the attention core */
+	char rc[160];
+	snprintf(rc, sizeof rc, "%s", strat_recompute_name(s->recompute));
+	if (s->rc_modules && s->rc_modules != RCM_CORE_ATTN && strat_framework(s) == FW_MEGATRON) {
+		char mods[128];
+		strat_rc_modules_text(s->rc_modules, mods, sizeof mods);
+		snprintf(rc, sizeof rc, "%s(%s)", strat_recompute_name(s->recompute), mods);
+	}
 	fprintf(f, "model    %s (%.1fB params, %.1fB active, %d layers)\n", p->model.name, r->params_total / 1e9,
 			r->params_active / 1e9, p->model.layers);
 	fprintf(f, "cluster  %s, %d x %s\n", p->cluster.name, p->devices, p->cluster.device);
@@ -129,8 +143,7 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 			"         recompute=%s schedule=%s precision=%s flash=%s%s%s%s  (%d micro-batches)\n",
 			s->dp, s->tp, s->pp, s->vpp, s->cp, s->cp > 1 && s->cp_kind == CP_ULYSSES ? "(ulysses)" : "",
 			s->ep, s->etp, s->sp ? "on" : "off", s->zero, s->micro_batch, s->global_batch, s->seq,
-			strat_recompute_name(s->recompute), strat_schedule_name(s->schedule),
-			strat_precision_name(s->precision), s->flash ? "on" : "off",
+			rc, strat_schedule_name(s->schedule), strat_precision_name(s->precision), s->flash ? "on" : "off",
 			strat_framework(s) != FW_MEGATRON ? " framework=" : "",
 			strat_framework(s) != FW_MEGATRON ? strat_framework_name(strat_framework(s)) : "",
 			strat_framework(s) != FW_MEGATRON && s->framework == FW_AUTO ? " (ZeRO-3)" : "", r->microbatches);

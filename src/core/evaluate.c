@@ -128,7 +128,7 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 	if (t->chunk > 0 && t->chunk < kv_len)
 		kv_len = t->chunk;
 	double qd, kd, vd, od, core_fl, act_attn;
-	double f = 0;
+	double f = 0, up_t = 0, up_fl = 0; /* MLA up-projections (recomputable as mla_up_proj) */
 	if (t->attn == ATTN_MLA) {
 		double qk = t->qk_nope + t->qk_rope;
 		qd = heads_l * qk;
@@ -136,12 +136,15 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		vd = heads_l * t->v_head;
 		od = vd;
 		if (t->q_lora > 0) {
-			f += gemm_t(x, tok, h, t->q_lora, 1) + gemm_t(x, tok, t->q_lora, qd, 1);
+			up_t += gemm_t(x, tok, t->q_lora, qd, 1);
+			up_fl += 2.0 * tok * t->q_lora * qd;
+			f += gemm_t(x, tok, h, t->q_lora, 1);
 		} else {
 			f += gemm_t(x, tok, h, qd, 1);
 		}
-		f += gemm_t(x, tok, h, t->kv_lora + t->qk_rope, 1) +
-			gemm_t(x, tok, t->kv_lora, heads_l * (t->qk_nope + t->v_head), 1);
+		up_t += gemm_t(x, tok, t->kv_lora, heads_l * (t->qk_nope + t->v_head), 1);
+		up_fl += 2.0 * tok * t->kv_lora * heads_l * (t->qk_nope + t->v_head);
+		f += up_t + gemm_t(x, tok, h, t->kv_lora + t->qk_rope, 1);
 		core_fl = 2.0 * x->b * (x->seq / s->cp) * kv_len * heads_l * (qk + t->v_head);
 		act_attn = tok * (t->q_lora + t->kv_lora + t->qk_rope) * ACT_BYTES;
 	} else {
@@ -189,10 +192,13 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 	}
 
 	/* ---- MLP: dense, shared experts, routed experts ---- */
-	double mlp = 0, act_mlp = 0, mlp_elem = 0;
+	double mlp = 0, act_mlp = 0, mlp_elem = 0, mlp_fl = 0;
+	double act_moe_fn = 0, moe_fn_elem = 0;    /* routed experts' activation (moe_act) */
+	double sh_t = 0, sh_act = 0, sh_elem = 0, sh_fl = 0; /* shared experts */
 	if (t->ffn > 0 && t->experts == 0) {
 		double fl = t->ffn / tp;
 		mlp += gemm_t(x, tok, h, g * fl, 1) + gemm_t(x, tok, fl, h, 1);
+		mlp_fl += 2.0 * tok * h * fl * (g + 1);
 		act_mlp += 2 * h * tsp + tok * fl * (g + 1) * ACT_BYTES;
 		mlp_elem += tok * fl * (g + 1) * ACT_BYTES;
 	}
@@ -207,14 +213,21 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		routed_fl = 2.0 * tm * h * ef * (g + 1);
 		mlp += routed_t;
 		mlp += gemm_t(x, x->tok_moe, h, t->experts, 1);   /* router */
+		mlp_fl += routed_fl + 2.0 * x->tok_moe * h * t->experts;
+		act_moe_fn = tm * ef * ACT_BYTES;
+		moe_fn_elem = tm * ef * (g + 1) * ACT_BYTES;
 		act_mlp += 2 * h * tsp + x->tok_moe * t->experts * 4.0 /* fp32 router probs */ +
 			tm * (2 * h + ef * (g + 1)) * ACT_BYTES;
 		mlp_elem += tm * (4 * h + ef * (g + 1)) * ACT_BYTES; /* permute, unpermute, activation */
 		if (t->shared > 0) {
 			double sf = (double)t->shared * t->expert_ffn / tp;
-			mlp += gemm_t(x, tok, h, g * sf, 1) + gemm_t(x, tok, sf, h, 1);
-			act_mlp += tok * sf * (g + 1) * ACT_BYTES;
-			mlp_elem += tok * sf * (g + 1) * ACT_BYTES;
+			sh_t = gemm_t(x, tok, h, g * sf, 1) + gemm_t(x, tok, sf, h, 1);
+			sh_act = sh_elem = tok * sf * (g + 1) * ACT_BYTES;
+			sh_fl = 2.0 * tok * h * sf * (g + 1);
+			mlp += sh_t;
+			mlp_fl += sh_fl;
+			act_mlp += sh_act;
+			mlp_elem += sh_elem;
 		}
 		ep_bytes = tm * h * ACT_BYTES;
 	}
@@ -232,12 +245,12 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 	o->f_comp = proj + core_f + elem_f + launch;
 	o->b_in = proj + core_b + elem_b + launch;
 	o->b_w = proj;
-	o->sel_f = core_f + (s->flash ? 0 : elem_t(x, scores * 2.0));
+	/* selective's attention core: re-run forward, plus the unfused softmax's extra pass */
+	double core_sel = core_f + (s->flash ? 0 : elem_t(x, scores * 2.0));
 
-	/* ---- activations by recompute mode ---- */
+	/* ---- activations by recompute mode (selective: below, once the EP time is known) ---- */
 	double layer_in = 2 * h * tsp;
 	o->act[RC_NONE] = act_attn + act_core + act_mlp;
-	o->act[RC_SELECTIVE] = act_attn + (s->flash ? act_core : 0) + act_mlp;
 	o->act[RC_FULL] = layer_in;
 	/* while a layer runs backward, gradients of its largest intermediates coexist */
 	o->work = tok * ((t->ffn > 0 && t->experts == 0 ? g * t->ffn / tp : 0) + (qd + kd + vd)) * ACT_BYTES * 2;
@@ -301,13 +314,53 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		o->ep_b *= shown / ep;
 	}
 
+	/* ---- what `selective` recomputes: Megatron-Core's --recompute-modules (default the
+	 * attention core). Each module drops what it stores beyond its input and re-runs its
+	 * forward in backward; a module that covers another (moe over moe_act and
+	 * shared_experts) counts once. The norms' outputs are the inputs of the QKV and first
+	 * MLP (or router) GEMMs; MLA keeps its latents and drops the up-projected Q, K, V. ---- */
+	unsigned rm = s->rc_modules ? s->rc_modules : RCM_CORE_ATTN;
+	double keep = o->act[RC_NONE], rt = 0, rfl = 0;
+	if (rm & RCM_CORE_ATTN) {
+		keep -= s->flash ? 0 : act_core;
+		rt += core_sel;
+		rfl += core_fl;
+	}
+	if (rm & RCM_LAYERNORM) {
+		keep -= 2 * 2 * h * tsp;
+		rt += elem_t(x, tsp * h * ACT_BYTES * 4);
+	}
+	if ((rm & RCM_MLA_UP_PROJ) && t->attn == ATTN_MLA) {
+		keep -= tok * (qd + kd + vd) * ACT_BYTES;
+		rt += up_t;
+		rfl += up_fl;
+	}
+	bool dense_mlp = t->ffn > 0 && t->experts == 0;
+	if ((dense_mlp && (rm & RCM_MLP)) || (t->experts > 0 && (rm & RCM_MOE))) {
+		keep -= act_mlp - 2 * h * tsp; /* all but the block's input */
+		rt += mlp + elem_t(x, mlp_elem) + o->ep_f;
+		rfl += mlp_fl;
+	} else if (t->experts > 0) {
+		if (rm & RCM_MOE_ACT) {
+			keep -= act_moe_fn;
+			rt += elem_t(x, moe_fn_elem);
+		}
+		if (rm & RCM_SHARED_EXPERTS) {
+			keep -= sh_act;
+			rt += sh_t + elem_t(x, sh_elem);
+			rfl += sh_fl;
+		}
+	}
+	o->act[RC_SELECTIVE] = keep;
+	o->sel_f = rt;
+
 	/* ---- FLOPs (per device, per micro-batch) ---- */
 	double active = lp.attn + lp.mlp_dense + lp.experts_shared + lp.router + lp.extra +
 		(t->experts > 0 ? lp.experts_routed * t->topk / t->experts : 0);
 	double fwd = 2.0 * active * (x->b * x->seq / s->cp) / tp + core_fl; /* core_fl is per device */
 	o->flops_fwd = fwd;
 	o->flops_model = 3 * fwd;
-	o->flops_sel = core_fl;
+	o->flops_sel = rfl;
 
 	if (strat_framework(s) == FW_TORCHTITAN) {
 		/* per-op selective checkpointing (sac_mm): matmuls in execution order */
@@ -351,7 +404,7 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		 * kernel to keep), the attention core */
 		o->act[RC_SELECTIVE] = layer_in + a.keep + (s->flash ? tok * od * ACT_BYTES + act_core : 0) +
 			(s->tp > 1 && s->sp ? 2 * h * tsp * ACT_BYTES : 0);
-		o->sel_f = a.t + elem_f + launch + (s->tp > 1 ? 0.5 * o->tp_f : 0) + (s->flash ? 0 : o->sel_f);
+		o->sel_f = a.t + elem_f + launch + (s->tp > 1 ? 0.5 * o->tp_f : 0) + (s->flash ? 0 : core_sel);
 		o->flops_sel = a.fl + (s->flash ? 0 : core_fl);
 	}
 }

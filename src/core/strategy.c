@@ -10,6 +10,8 @@ static const char *sched_names[] = {"gpipe", "1f1b", "interleaved", "zb-h1", "zb
 static const char *prec_names[] = {"bf16", "fp16", "fp8"};
 static const char *cp_names[] = {"ring", "ulysses"};
 static const char *fw_names[] = {"auto", "megatron", "torchtitan"};
+static const char *rcm_names[RCM_COUNT] = {"core_attn", "layernorm", "mla_up_proj", "moe_act", "mlp", "moe",
+	"shared_experts"};
 
 static int find(const char *const *names, int n, const char *s)
 {
@@ -28,6 +30,49 @@ int strat_parse_precision(const char *s) { return find(prec_names, PREC_COUNT, s
 int strat_parse_cp_kind(const char *s) { return find(cp_names, 2, s); }
 const char *strat_framework_name(int v) { return v >= 0 && v < FW_COUNT ? fw_names[v] : "?"; }
 int strat_parse_framework(const char *s) { return find(fw_names, FW_COUNT, s); }
+const char *strat_rc_module_name(int i) { return i >= 0 && i < RCM_COUNT ? rcm_names[i] : "?"; }
+
+int strat_parse_rc_modules(const char *list, uint8_t *out, char *bad, size_t n)
+{
+	unsigned m = 0;
+	const char *p = list;
+	while (*p) {
+		const char *e = p;
+		while (*e && *e != ',')
+			e++;
+		size_t len = (size_t)(e - p);
+		while (len && p[0] == ' ')
+			p++, len--;
+		while (len && p[len - 1] == ' ')
+			len--;
+		int i;
+		for (i = 0; i < RCM_COUNT; i++)
+			if (strlen(rcm_names[i]) == len && !strncmp(p, rcm_names[i], len))
+				break;
+		if (i == RCM_COUNT) {
+			snprintf(bad, n, "%.*s", (int)(len < 64 ? len : 64), p);
+			return -1;
+		}
+		m |= 1u << i;
+		p = *e ? e + 1 : e;
+	}
+	if (!m) {
+		snprintf(bad, n, "(none)");
+		return -1;
+	}
+	*out = (uint8_t)m;
+	return 0;
+}
+
+void strat_rc_modules_text(unsigned m, char *buf, size_t n)
+{
+	size_t used = 0;
+	if (n)
+		buf[0] = 0;
+	for (int i = 0; i < RCM_COUNT && used < n; i++)
+		if (m >> i & 1)
+			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? "," : "", rcm_names[i]);
+}
 
 int strat_parse_schedule(const char *s)
 {
@@ -57,6 +102,7 @@ strategy_t strat_default(void)
 	s.precision = PREC_BF16;
 	s.cp_kind = CP_RING;
 	s.framework = FW_AUTO;
+	s.rc_modules = RCM_CORE_ATTN;
 	return s;
 }
 
@@ -216,7 +262,8 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 	if (s->precision >= PREC_COUNT || c->peak_tflops[s->precision] <= 0)
 		return why_set(why, n, "%s is not supported by %s (no %s peak in the cluster file)",
 				strat_precision_name(s->precision), c->device, strat_precision_name(s->precision));
-	if (s->recompute >= RC_COUNT || s->schedule >= SCHED_COUNT || s->cp_kind > CP_ULYSSES || s->framework >= FW_COUNT)
+	if (s->recompute >= RC_COUNT || s->schedule >= SCHED_COUNT || s->cp_kind > CP_ULYSSES || s->framework >= FW_COUNT ||
+			s->rc_modules >= 1u << RCM_COUNT)
 		return why_set(why, n, "unknown recompute, schedule, cp kind or framework value");
 	for (int i = 0; i < s->nranges; i++)
 		if (s->range[i].lo < 0 || s->range[i].hi > m->layers || s->range[i].lo >= s->range[i].hi)

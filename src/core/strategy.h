@@ -25,6 +25,19 @@ typedef enum { CP_RING = 0, CP_ULYSSES = 1 } cp_kind_t;
  * per-op checkpointing (torchtitan's); see strat_framework. */
 typedef enum { FW_AUTO = 0, FW_MEGATRON = 1, FW_TORCHTITAN = 2, FW_COUNT = 3 } framework_t;
 
+/* What `selective` recomputes under Megatron-LM: Megatron-Core's --recompute-modules, a
+ * bit each (default RCM_CORE_ATTN, Megatron's own default). */
+enum {
+	RCM_CORE_ATTN = 1,       /* the attention core (softmax, scores) */
+	RCM_LAYERNORM = 2,       /* both norms: their outputs are not kept */
+	RCM_MLA_UP_PROJ = 4,     /* MLA's up-projections and RoPE: keep the latents only */
+	RCM_MOE_ACT = 8,         /* the routed experts' activation function */
+	RCM_MLP = 16,            /* the whole dense MLP */
+	RCM_MOE = 32,            /* the whole MoE block, its all-to-alls included */
+	RCM_SHARED_EXPERTS = 64, /* the shared experts */
+	RCM_COUNT = 7
+};
+
 typedef struct {
 	int lo, hi;          /* layer range [lo, hi) */
 	uint8_t mode;        /* recompute_t */
@@ -35,6 +48,7 @@ typedef struct {
 	int micro_batch, global_batch, seq;
 	bool sp, flash, tp_overlap, vocab_parallel;
 	uint8_t recompute, schedule, precision, cp_kind, framework;
+	uint8_t rc_modules;  /* RCM_* bits: what selective recomputes (Megatron-LM) */
 	int nranges;
 	rc_range range[STRAT_MAX_RANGES]; /* per-layer recompute overrides, later ranges win */
 	int nchunks;                      /* 0 = even split; else pp*vpp explicit counts */
@@ -66,6 +80,13 @@ static inline int strat_framework(const strategy_t *s)
 {
 	return s->framework != FW_AUTO ? s->framework : s->zero == 3 ? FW_TORCHTITAN : FW_MEGATRON;
 }
+/* Megatron-Core's name of recompute module bit i (0 .. RCM_COUNT-1). */
+const char *strat_rc_module_name(int i);
+/* Parse a comma-separated list of module names into RCM_* bits; 0, or -1 naming the
+ * first unknown one in bad[n]. */
+int strat_parse_rc_modules(const char *list, uint8_t *out, char *bad, size_t n);
+/* The names of the bits of m, comma-separated, into buf[n]. */
+void strat_rc_modules_text(unsigned m, char *buf, size_t n);
 /* Parse enum names; return the value or -1. */
 int strat_parse_recompute(const char *s);
 int strat_parse_schedule(const char *s);

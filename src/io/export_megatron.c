@@ -253,6 +253,15 @@ static void recompute_flags(work *w, const export_facts *x)
 					"than the plan's %s selective; evaluate with framework: megatron for its memory",
 					strat_framework_name(strat_framework(s)));
 		add(w, "--recompute-granularity selective");
+		if (s->rc_modules && s->rc_modules != RCM_CORE_ATTN) {
+			/* Megatron-Core's fine-grained selective recomputation (space-separated) */
+			char mods[128];
+			strat_rc_modules_text(s->rc_modules, mods, sizeof mods);
+			for (char *c = mods; *c; c++)
+				if (*c == ',')
+					*c = ' ';
+			add(w, "--recompute-modules %s", mods);
+		}
 	} else if (mode == RC_FULL) {
 		add(w, "--recompute-granularity full");
 		add(w, "--recompute-method uniform");

@@ -149,11 +149,20 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 		return set_enum(&s->precision, key, val, strat_parse_precision, "bf16, fp16, fp8", err, n);
 	if (!strcmp(key, "cp_kind"))
 		return set_enum(&s->cp_kind, key, val, strat_parse_cp_kind, "ring, ulysses", err, n);
+	if (!strcmp(key, "recompute_modules")) {
+		char bad[80];
+		if (strat_parse_rc_modules(val, &s->rc_modules, bad, sizeof bad)) {
+			snprintf(err, n, "recompute_modules: '%s' is not a module (core_attn, layernorm, mla_up_proj, "
+					"moe_act, mlp, moe, shared_experts)", bad);
+			return -1;
+		}
+		return 0;
+	}
 	if (!strcmp(key, "framework"))
 		return set_enum(&s->framework, key, val, strat_parse_framework, "auto, megatron, torchtitan", err, n);
 	snprintf(err, n, "unknown strategy key '%s' (known: dp tp pp vpp cp ep etp zero micro_batch "
 			"global_batch seq_length sp recompute schedule precision flash_attention cp_kind "
-			"framework tp_comm_overlap vocab_parallel recompute_layers stage_layers)", key);
+			"framework tp_comm_overlap vocab_parallel recompute_layers recompute_modules stage_layers)", key);
 	return -2;
 }
 
@@ -965,6 +974,17 @@ static int strategy_from_node(strategy_t *s, yctx *y, const yd_node *n)
 			continue;
 		}
 		const char *val = yd_str(v);
+		char list[256];
+		if (!strcmp(k, "recompute_modules") && yd_kind_of(v) == YD_SEQ) {
+			/* [moe_act, layernorm] as the comma list the command line takes */
+			size_t used = 0;
+			list[0] = 0;
+			for (size_t j = 0; j < yd_len(v) && used < sizeof list; j++) {
+				const char *e = yd_kind_of(yd_item(v, j)) == YD_SCALAR ? yd_str(yd_item(v, j)) : "?";
+				used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", j ? "," : "", e);
+			}
+			val = list;
+		}
 		if (!val) {
 			yd_errat(y->d, v, y->err, y->n, "strategy.%s must be a single value", k);
 			return 2;

@@ -162,6 +162,26 @@ st eval -m llama3-8b -c dgx-h100 -n 8 --tp 2 --pp 1 --framework torchtitan
 out_has "eval --framework torchtitan: the table names the framework" "framework=torchtitan"
 st eval -m llama3-8b -c dgx-h100 -n 8 --tp 1 --pp 1 --zero 3 --gbs 8
 out_has "eval framework auto: the table names the implied framework and why" "framework=torchtitan (ZeRO-3)"
+# --recompute-modules: Megatron-Core's fine-grained selective recomputation
+st eval -m mixtral-8x7b -c dgx-h100 -n 8 --tp 1 --pp 1 --ep 8 --seq 4096 --gbs 8 --recompute selective --json
+cp "$OUT" "$T/sel.json"
+st eval -m mixtral-8x7b -c dgx-h100 -n 8 --tp 1 --pp 1 --ep 8 --seq 4096 --gbs 8 --recompute selective \
+    --recompute-modules moe_act,layernorm --json
+check "eval --recompute-modules: JSON lists the modules; less memory, more recompute than core_attn alone" \
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]));
+sys.exit(not (a["strategy"]["recompute_modules"]==["core_attn"] and
+ b["strategy"]["recompute_modules"]==["layernorm","moe_act"] and
+ b["memory"]["peak_gib"] < a["memory"]["peak_gib"]))' "$T/sel.json" "$OUT"
+st eval -m mixtral-8x7b -c dgx-h100 -n 8 --tp 1 --pp 1 --ep 8 --seq 4096 --gbs 8 --recompute selective \
+    --recompute-modules moe,core_attn
+out_has "eval --recompute-modules: the table names them" "recompute=selective(core_attn,moe)"
+st eval --recompute-modules core_attn,attn_core
+expect_rc "eval --recompute-modules with a wrong name: usage error, exit 2" 2
+err_has "eval --recompute-modules with a wrong name: names it and the choices" "'attn_core' is not a module (core_attn"
+printf 'model: mixtral-8x7b\ncluster: dgx-h100\ndevices: 8\nstrategy: {tp: 1, pp: 1, ep: 8, recompute: selective,\n  recompute_modules: [moe_act, layernorm]}\n' >"$T/mods.yaml"
+st eval "$T/mods.yaml" --seq 4096 --gbs 8 --json
+check "plan file recompute_modules as a YAML list: the same result as the command line" \
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); sys.exit(a["strategy"]["recompute_modules"]!=["layernorm","moe_act"])' "$OUT"
 st eval --framework deepspeed
 expect_rc "eval --framework deepspeed: usage error, exit 2" 2
 err_has "eval --framework deepspeed: names the choices" "auto, megatron, torchtitan"

@@ -833,6 +833,63 @@ static void test_local_attention(void)
 	CHECK_NEAR(f_full - res.model_flops, want, 1e-9, "local: 16 of 32 layers local, half the FLOPs saved");
 }
 
+/* ---- Megatron-Core --recompute-modules -------------------------------------------------------
+ * Per layer and micro-batch, each module drops what it stores beyond its input: layernorm the
+ * two norm outputs (2 x 2h*T_sp bytes), moe_act the routed experts' activation output
+ * (2*T*k*f_e bytes), shared_experts the shared expert's intermediates, moe everything of the
+ * MoE block but its input, mla_up_proj MLA's up-projected Q, K and V. Default: core_attn. */
+static void test_rc_modules(void)
+{
+	model_config cfg;
+	memset(&cfg, 0, sizeof cfg);
+	snprintf(cfg.name, sizeof cfg.name, "moe-mla");
+	cfg.hidden = 1024, cfg.ffn = 4096, cfg.layers = 4, cfg.heads = 16, cfg.vocab = 32000, cfg.gated = true;
+	cfg.experts = 8, cfg.topk = 2, cfg.moe_ffn = 512, cfg.shared = 1;
+	cfg.q_lora = 256, cfg.kv_lora = 128, cfg.qk_nope = 64, cfg.qk_rope = 32, cfg.v_head = 64;
+	model_t m;
+	build(&m, &cfg);
+	cluster_t c = fixed_cluster();
+	strategy_t s = strat(8, 1, 1, 8, 2048);
+	int k = model_layer_kind(&m, 0);
+	const double T = 2048, h = 1024, fe = 512, g = 2, H = 16;
+	double base = eval_layer_activation(&m, &c, &s, k, RC_SELECTIVE);
+	double none = eval_layer_activation(&m, &c, &s, k, RC_NONE);
+	CHECK(base == none, "rc modules: the default (core_attn) under flash keeps what none keeps");
+	struct { unsigned mods; double saved; const char *name; } cases[] = {
+		{RCM_CORE_ATTN | RCM_LAYERNORM, 2 * 2 * h * T, "rc modules: layernorm drops the two norm outputs"},
+		{RCM_CORE_ATTN | RCM_MOE_ACT, 2 * T * 2 * fe, "rc modules: moe_act drops the routed activation output"},
+		{RCM_CORE_ATTN | RCM_SHARED_EXPERTS, 2 * T * fe * (g + 1), "rc modules: shared_experts drops its intermediates"},
+		{RCM_CORE_ATTN | RCM_MLA_UP_PROJ, 2 * T * H * (96 + 96 + 64), "rc modules: mla_up_proj drops Q, K, V"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		s.rc_modules = (uint8_t)cases[i].mods;
+		CHECK_NEAR(base - eval_layer_activation(&m, &c, &s, k, RC_SELECTIVE), cases[i].saved, 1e-12, cases[i].name);
+	}
+	/* moe covers moe_act and shared_experts; what it keeps is the block input */
+	s.rc_modules = RCM_CORE_ATTN | RCM_MOE;
+	double moe = eval_layer_activation(&m, &c, &s, k, RC_SELECTIVE);
+	s.rc_modules = RCM_CORE_ATTN | RCM_MOE | RCM_MOE_ACT | RCM_SHARED_EXPERTS;
+	CHECK(eval_layer_activation(&m, &c, &s, k, RC_SELECTIVE) == moe, "rc modules: moe covers moe_act and shared_experts");
+	CHECK(moe < base - 2 * T * 2 * fe - 2 * T * fe * (g + 1), "rc modules: moe drops more than its parts");
+	/* time: each module adds its forward to the recompute; the step grows with them */
+	s.rc_modules = RCM_CORE_ATTN;
+	s.recompute = RC_SELECTIVE;
+	if (run(&m, &c, 8, &s, 0, &res, "rc modules: default"))
+		return;
+	double t0 = res.step, r0 = res.recompute, hw0 = res.hw_flops;
+	s.rc_modules = RCM_CORE_ATTN | RCM_MOE | RCM_LAYERNORM | RCM_MLA_UP_PROJ;
+	if (run(&m, &c, 8, &s, 0, &res, "rc modules: more"))
+		return;
+	CHECK(res.recompute > r0 && res.step > t0 && res.hw_flops > hw0,
+			"rc modules: more modules, more recompute time and hardware FLOPs");
+	/* MLA up-projection FLOPs: 2*T*(q_lora*H*(nope+rope) + kv_lora*H*(nope+v)) per layer */
+	s.rc_modules = RCM_CORE_ATTN | RCM_MLA_UP_PROJ;
+	if (run(&m, &c, 8, &s, 0, &res, "rc modules: mla"))
+		return;
+	double up = 2 * T * (256 * H * 96 + 128 * H * (64 + 64));
+	CHECK_NEAR(res.hw_flops - hw0, 4 * 8 * up, 1e-9, "rc modules: mla_up_proj re-runs the up-projection FLOPs");
+}
+
 int main(void)
 {
 	test_korthikanti();
@@ -847,5 +904,6 @@ int main(void)
 	test_invalid_later_kind();
 	test_framework();
 	test_local_attention();
+	test_rc_modules();
 	return check_done();
 }
