@@ -28,6 +28,7 @@ int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd)
 		{"--seq", "seq_length"}, {"--recompute", "recompute"}, {"--schedule", "schedule"},
 		{"--precision", "precision"}, {"--budget", "budget"}, {"-n", "devices"}, {"--devices", "devices"},
 		{"--cp-kind", "cp_kind"}, {"--framework", "framework"}, {"--recompute-modules", "recompute_modules"},
+		{"--moe-capacity-factor", "moe_capacity_factor"},
 	};
 	memset(o, 0, sizeof *o);
 	for (int i = first; i < argc; i++) {

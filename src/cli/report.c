@@ -30,6 +30,7 @@ static void strategy_json(json_w *w, const strategy_t *s)
 	json_str(w, "precision", strat_precision_name(s->precision));
 	json_bool(w, "flash_attention", s->flash);
 	json_bool(w, "tp_comm_overlap", s->tp_overlap);
+	json_num(w, "moe_capacity_factor", s->moe_cf > 0 ? s->moe_cf : 1.0);
 	/* the framework whose semantics priced the plan; framework_inferred when the plan left
 	 * it to its ZeRO level (framework: auto) */
 	json_str(w, "framework", strat_framework_name(strat_framework(s)));
@@ -139,10 +140,13 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 	fprintf(f, "model    %s (%.1fB params, %.1fB active, %d layers)\n", p->model.name, r->params_total / 1e9,
 			r->params_active / 1e9, p->model.layers);
 	fprintf(f, "cluster  %s, %d x %s\n", p->cluster.name, p->devices, p->cluster.device);
-	fprintf(f, "strategy dp=%d tp=%d pp=%d vpp=%d cp=%d%s ep=%d etp=%d sp=%s zero=%d mbs=%d gbs=%d seq=%d\n"
+	char cf[32] = "";
+	if (s->moe_cf > 0 && s->moe_cf != 1.0)
+		snprintf(cf, sizeof cf, " moe_cf=%g", s->moe_cf);
+	fprintf(f, "strategy dp=%d tp=%d pp=%d vpp=%d cp=%d%s ep=%d etp=%d%s sp=%s zero=%d mbs=%d gbs=%d seq=%d\n"
 			"         recompute=%s schedule=%s precision=%s flash=%s%s%s%s  (%d micro-batches)\n",
 			s->dp, s->tp, s->pp, s->vpp, s->cp, s->cp > 1 && s->cp_kind == CP_ULYSSES ? "(ulysses)" : "",
-			s->ep, s->etp, s->sp ? "on" : "off", s->zero, s->micro_batch, s->global_batch, s->seq,
+			s->ep, s->etp, cf, s->sp ? "on" : "off", s->zero, s->micro_batch, s->global_batch, s->seq,
 			rc, strat_schedule_name(s->schedule), strat_precision_name(s->precision), s->flash ? "on" : "off",
 			strat_framework(s) != FW_MEGATRON ? " framework=" : "",
 			strat_framework(s) != FW_MEGATRON ? strat_framework_name(strat_framework(s)) : "",

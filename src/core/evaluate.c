@@ -206,7 +206,10 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 	if (t->experts > 0) {
 		double ef = t->expert_ffn / (double)s->etp;
 		double tm = x->tok_moe * t->topk;                 /* routed token copies per device */
-		double me = tm * s->ep / t->experts;              /* tokens per local expert */
+		/* the busiest expert rank sets the pace and the memory peak: its tokens are the
+		 * capacity factor times the mean (the useful FLOPs stay those of tm) */
+		double tml = tm * (s->moe_cf > 0 ? s->moe_cf : 1.0);
+		double me = tml * s->ep / t->experts;             /* tokens per local expert */
 		double nloc = (double)t->experts / s->ep;
 		double gg = c->eff.grouped_gemm;
 		routed_t = nloc * (gemm_t(x, me, h, g * ef, gg) + gemm_t(x, me, ef, h, gg));
@@ -214,11 +217,11 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		mlp += routed_t;
 		mlp += gemm_t(x, x->tok_moe, h, t->experts, 1);   /* router */
 		mlp_fl += routed_fl + 2.0 * x->tok_moe * h * t->experts;
-		act_moe_fn = tm * ef * ACT_BYTES;
-		moe_fn_elem = tm * ef * (g + 1) * ACT_BYTES;
+		act_moe_fn = tml * ef * ACT_BYTES;
+		moe_fn_elem = tml * ef * (g + 1) * ACT_BYTES;
 		act_mlp += 2 * h * tsp + x->tok_moe * t->experts * 4.0 /* fp32 router probs */ +
-			tm * (2 * h + ef * (g + 1)) * ACT_BYTES;
-		mlp_elem += tm * (4 * h + ef * (g + 1)) * ACT_BYTES; /* permute, unpermute, activation */
+			tml * (2 * h + ef * (g + 1)) * ACT_BYTES;
+		mlp_elem += tml * (4 * h + ef * (g + 1)) * ACT_BYTES; /* permute, unpermute, activation */
 		if (t->shared > 0) {
 			double sf = (double)t->shared * t->expert_ffn / tp;
 			sh_t = gemm_t(x, tok, h, g * sf, 1) + gemm_t(x, tok, sf, h, 1);
@@ -229,7 +232,7 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 			act_mlp += sh_act;
 			mlp_elem += sh_elem;
 		}
-		ep_bytes = tm * h * ACT_BYTES;
+		ep_bytes = tml * h * ACT_BYTES;
 	}
 	if (t->mtp)
 		mlp += gemm_t(x, tok, 2 * h, h / tp, 1);
@@ -298,7 +301,8 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		o->ep_b = o->ep_f;
 	}
 	if (t->experts > 0 && s->etp > 1) {
-		double one = comm_allreduce(comm_group(c, s->etp, 1), s->etp, x->tok_moe * t->topk * h * ACT_BYTES);
+		double one = comm_allreduce(comm_group(c, s->etp, 1), s->etp,
+				x->tok_moe * t->topk * (s->moe_cf > 0 ? s->moe_cf : 1.0) * h * ACT_BYTES);
 		o->ep_f += one;
 		o->ep_b += one;
 	}

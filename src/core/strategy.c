@@ -103,6 +103,7 @@ strategy_t strat_default(void)
 	s.cp_kind = CP_RING;
 	s.framework = FW_AUTO;
 	s.rc_modules = RCM_CORE_ATTN;
+	s.moe_cf = 1.0;
 	return s;
 }
 
@@ -262,6 +263,8 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 	if (s->precision >= PREC_COUNT || c->peak_tflops[s->precision] <= 0)
 		return why_set(why, n, "%s is not supported by %s (no %s peak in the cluster file)",
 				strat_precision_name(s->precision), c->device, strat_precision_name(s->precision));
+	if (!(s->moe_cf >= 0 && s->moe_cf <= 16))
+		return why_set(why, n, "moe_capacity_factor must be above 0 and at most 16 (got %g)", s->moe_cf);
 	if (s->recompute >= RC_COUNT || s->schedule >= SCHED_COUNT || s->cp_kind > CP_ULYSSES || s->framework >= FW_COUNT ||
 			s->rc_modules >= 1u << RCM_COUNT)
 		return why_set(why, n, "unknown recompute, schedule, cp kind or framework value");

@@ -49,6 +49,9 @@ typedef struct {
 	bool sp, flash, tp_overlap, vocab_parallel;
 	uint8_t recompute, schedule, precision, cp_kind, framework;
 	uint8_t rc_modules;  /* RCM_* bits: what selective recomputes (Megatron-LM) */
+	double moe_cf;       /* tokens of the busiest expert rank over the mean: Megatron's
+	                      * --moe-expert-capacity-factor with padding to capacity, or the
+	                      * imbalance expected of dropless routing; 1 = balanced (0 reads 1) */
 	int nranges;
 	rc_range range[STRAT_MAX_RANGES]; /* per-layer recompute overrides, later ranges win */
 	int nchunks;                      /* 0 = even split; else pp*vpp explicit counts */

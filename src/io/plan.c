@@ -149,6 +149,17 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 		return set_enum(&s->precision, key, val, strat_parse_precision, "bf16, fp16, fp8", err, n);
 	if (!strcmp(key, "cp_kind"))
 		return set_enum(&s->cp_kind, key, val, strat_parse_cp_kind, "ring, ulysses", err, n);
+	if (!strcmp(key, "moe_capacity_factor")) {
+		char *end;
+		errno = 0;
+		double v = strtod(val, &end);
+		if (end == val || *end || errno || !(v > 0 && v <= 16)) {
+			snprintf(err, n, "moe_capacity_factor must be a number above 0 and at most 16 (got '%s')", val);
+			return -1;
+		}
+		s->moe_cf = v;
+		return 0;
+	}
 	if (!strcmp(key, "recompute_modules")) {
 		char bad[80];
 		if (strat_parse_rc_modules(val, &s->rc_modules, bad, sizeof bad)) {
@@ -162,7 +173,8 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 		return set_enum(&s->framework, key, val, strat_parse_framework, "auto, megatron, torchtitan", err, n);
 	snprintf(err, n, "unknown strategy key '%s' (known: dp tp pp vpp cp ep etp zero micro_batch "
 			"global_batch seq_length sp recompute schedule precision flash_attention cp_kind "
-			"framework tp_comm_overlap vocab_parallel recompute_layers recompute_modules stage_layers)", key);
+			"framework tp_comm_overlap vocab_parallel recompute_layers recompute_modules moe_capacity_factor "
+			"stage_layers)", key);
 	return -2;
 }
 

@@ -307,6 +307,8 @@ static void write_strategy(FILE *f, const strategy_t *s, int devices)
 			strat_recompute_name(s->recompute), strat_schedule_name(s->schedule), strat_precision_name(s->precision));
 	if (s->framework != FW_AUTO) /* plans of the default framework keep their old form */
 		fprintf(f, "  framework: %s\n", strat_framework_name(s->framework));
+	if (s->moe_cf > 0 && s->moe_cf != 1.0)
+		key_num(f, "  ", "moe_capacity_factor", s->moe_cf);
 	if (s->rc_modules && s->rc_modules != RCM_CORE_ATTN) {
 		char mods[128];
 		strat_rc_modules_text(s->rc_modules, mods, sizeof mods);

@@ -182,6 +182,19 @@ printf 'model: mixtral-8x7b\ncluster: dgx-h100\ndevices: 8\nstrategy: {tp: 1, pp
 st eval "$T/mods.yaml" --seq 4096 --gbs 8 --json
 check "plan file recompute_modules as a YAML list: the same result as the command line" \
     python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); sys.exit(a["strategy"]["recompute_modules"]!=["layernorm","moe_act"])' "$OUT"
+# --moe-capacity-factor: the busiest expert rank's load over the mean
+st eval -m mixtral-8x7b -c dgx-h100 -n 8 --tp 1 --pp 1 --ep 8 --seq 4096 --gbs 8 --json
+cp "$OUT" "$T/cf1.json"
+st eval -m mixtral-8x7b -c dgx-h100 -n 8 --tp 1 --pp 1 --ep 8 --seq 4096 --gbs 8 --moe-capacity-factor 1.5 --json
+check "eval --moe-capacity-factor: JSON carries it; more memory and time than balanced" \
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]));
+sys.exit(not (a["strategy"]["moe_capacity_factor"]==1 and b["strategy"]["moe_capacity_factor"]==1.5 and
+ b["memory"]["peak_gib"] > a["memory"]["peak_gib"] and b["time"]["step_s"] > a["time"]["step_s"]))' "$T/cf1.json" "$OUT"
+for bad in 0 -1 17 x; do
+    st eval --moe-capacity-factor "$bad"
+    expect_rc "eval --moe-capacity-factor $bad: usage error, exit 2" 2
+done
+err_has "eval --moe-capacity-factor x: says what it must be" "moe_capacity_factor must be a number above 0"
 st eval --framework deepspeed
 expect_rc "eval --framework deepspeed: usage error, exit 2" 2
 err_has "eval --framework deepspeed: names the choices" "auto, megatron, torchtitan"

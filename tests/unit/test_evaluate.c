@@ -890,6 +890,36 @@ static void test_rc_modules(void)
 	CHECK_NEAR(res.hw_flops - hw0, 4 * 8 * up, 1e-9, "rc modules: mla_up_proj re-runs the up-projection FLOPs");
 }
 
+/* ---- MoE capacity factor: the busiest expert rank holds cf times the mean tokens ------------
+ * Mixtral-like, ep 8, tp 1: per layer and micro-batch the routed part keeps
+ * T*k*(2h + 3f)*2 bytes (dispatched input, gate/up outputs, activation output), so cf = 1.25
+ * adds a quarter of it; the useful (model) FLOPs do not change. */
+static void test_moe_capacity(void)
+{
+	model_t m;
+	cluster_t c = fixed_cluster();
+	mixtral(&m);
+	strategy_t s = strat(8, 1, 1, 8, 4096);
+	s.ep = 8;
+	int k = model_layer_kind(&m, 0);
+	double a1 = eval_layer_activation(&m, &c, &s, k, RC_NONE);
+	if (run(&m, &c, 8, &s, 0, &res, "moe cf: 1"))
+		return;
+	double t1 = res.step, f1 = res.model_flops;
+	s.moe_cf = 1.25;
+	double a2 = eval_layer_activation(&m, &c, &s, k, RC_NONE);
+	const double T = 4096, kk = 2, h = 4096, fe = 14336;
+	CHECK_NEAR(a2 - a1, 0.25 * T * kk * (2 * h + 3 * fe) * 2, 1e-12, "moe cf: 1.25 keeps a quarter more of the routed tokens");
+	if (run(&m, &c, 8, &s, 0, &res, "moe cf: 1.25"))
+		return;
+	CHECK(res.step > t1 && res.model_flops == f1, "moe cf: a slower step, the same model FLOPs");
+	s.moe_cf = 0;
+	CHECK(eval_layer_activation(&m, &c, &s, k, RC_NONE) == a1, "moe cf: 0 (a zeroed strategy) reads as 1");
+	s.moe_cf = 17;
+	CHECK(eval_run(&m, &c, 8, &s, 0, &res) != 0 && strstr(res.why, "moe_capacity_factor"),
+			"moe cf: above 16 is refused, naming the key");
+}
+
 int main(void)
 {
 	test_korthikanti();
@@ -905,5 +935,6 @@ int main(void)
 	test_framework();
 	test_local_attention();
 	test_rc_modules();
+	test_moe_capacity();
 	return check_done();
 }

@@ -112,7 +112,7 @@ static void test_presets_and_fields(void)
 			"strategy: {tp: 2, pp: 16, ep: 64, etp: 1, cp: 2, cp_kind: ulysses, zero: 2, micro_batch: 2,\n"
 			"  global_batch: 4096, seq_length: 4096, sp: false, flash_attention: false, tp_comm_overlap: true,\n"
 			"  vocab_parallel: false, recompute: full, schedule: dualpipe, precision: fp8, framework: torchtitan,\n"
-			"  recompute_modules: [moe, mla_up_proj, layernorm],\n"
+			"  recompute_modules: [moe, mla_up_proj, layernorm], moe_capacity_factor: 1.25,\n"
 			"  recompute_layers: {\"0:3\": none, \"10:20\": selective}}\n"
 			"pins: [\"tp=2\", \"experts.ep=64\", \"layers[0:3].recompute=full\"]\n"
 			"expect: {step_time_s: 12.5, peak_mem_gib: 61.25, mem_convention: reserved, mfu: 0.21}\n"))
