@@ -171,6 +171,10 @@ static void model_flags(work *w, const export_facts *x)
 		add(w, "--moe-ffn-hidden-size %d", e->expert_ffn);
 		if (e->shared > 0)
 			add(w, "--moe-shared-expert-intermediate-size %d", e->shared * e->expert_ffn);
+		if (x->s->moe_cf > 0 && x->s->moe_cf != 1.0)
+			/* the plan's factor as a padded capacity; for dropless routing's imbalance
+			 * leave both flags out */
+			add(w, "--moe-expert-capacity-factor %g --moe-pad-expert-input-to-capacity", x->s->moe_cf);
 		if (x->moe_layers < m->layers) {
 			char *pat = moe_pattern(x);
 			if (pat)

@@ -251,3 +251,11 @@ else
 fi
 chmod 755 "$R"
 chmod 700 "$T"
+
+# the fine-grained recompute modules and the MoE capacity factor become Megatron-Core flags
+st export -m mixtral-8x7b -c dgx-h100 -n 64 --tp 1 --pp 4 --ep 8 --seq 2048 --recompute selective \
+    --recompute-modules moe_act,layernorm --moe-capacity-factor 1.25 --to megatron
+expect_rc "export recompute modules and capacity factor: exit 0" 0
+out_has "export: --recompute-modules, space-separated" "--recompute-modules layernorm moe_act"
+out_has "export: the capacity factor as a padded capacity" \
+    "--moe-expert-capacity-factor 1.25 --moe-pad-expert-input-to-capacity"
