@@ -43,6 +43,7 @@ typedef struct {
 	const cluster_t *c;
 	const strategy_t *s;
 	double b, seq, tok, tok_sp, tok_moe; /* tokens per device: TP group view, SP shard, MoE */
+	double moe_cf;                       /* busiest expert rank's tokens over the mean */
 	double sp_div;
 	double peak, peak16, hbm, geff, ghalf;
 	comm_link tp_l, cp_l, ep_l;
@@ -208,7 +209,7 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		double tm = x->tok_moe * t->topk;                 /* routed token copies per device */
 		/* the busiest expert rank sets the pace and the memory peak: its tokens are the
 		 * capacity factor times the mean (the useful FLOPs stay those of tm) */
-		double tml = tm * (s->moe_cf > 0 ? s->moe_cf : 1.0);
+		double tml = tm * x->moe_cf;
 		double me = tml * s->ep / t->experts;             /* tokens per local expert */
 		double nloc = (double)t->experts / s->ep;
 		double gg = c->eff.grouped_gemm;
@@ -301,8 +302,7 @@ static void kind_cost(const ctx *x, int k, kcost *o)
 		o->ep_b = o->ep_f;
 	}
 	if (t->experts > 0 && s->etp > 1) {
-		double one = comm_allreduce(comm_group(c, s->etp, 1), s->etp,
-				x->tok_moe * t->topk * (s->moe_cf > 0 ? s->moe_cf : 1.0) * h * ACT_BYTES);
+		double one = comm_allreduce(comm_group(c, s->etp, 1), s->etp, x->tok_moe * t->topk * x->moe_cf * h * ACT_BYTES);
 		o->ep_f += one;
 		o->ep_b += one;
 	}
@@ -458,6 +458,7 @@ static void ctx_init(ctx *x, const model_t *m, const cluster_t *c, const strateg
 	x->sp_div = (s->sp && s->tp > 1) ? s->tp : 1;
 	x->tok_sp = x->tok / x->sp_div;
 	x->tok_moe = x->tok / s->tp; /* Megatron MoE splits tokens over TP before dispatch */
+	x->moe_cf = s->moe_cf > 0 ? s->moe_cf : 1.0; /* a zeroed strategy is balanced */
 	double p16 = c->peak_tflops[PREC_BF16] > 0 ? c->peak_tflops[PREC_BF16] : c->peak_tflops[PREC_FP16];
 	x->peak16 = (s->precision == PREC_FP16 && c->peak_tflops[PREC_FP16] > 0 ? c->peak_tflops[PREC_FP16] : p16) * 1e12;
 	x->peak = c->peak_tflops[s->precision] * 1e12;
