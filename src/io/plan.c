@@ -205,11 +205,17 @@ typedef struct {
 	size_t n;
 } yctx;
 
+/* Whether v is absent or YAML/JSON null (Hugging Face writes null for an unset option). */
+static int y_unset(const yd_node *v)
+{
+	return !v || (yd_kind_of(v) == YD_SCALAR && !strcmp(yd_str(v), "null"));
+}
+
 static int y_int(yctx *y, const yd_node *map, const char *key, long long lo, long long hi, int *dst)
 {
 	const yd_node *v = yd_get(map, key);
-	if (!v || (yd_kind_of(v) == YD_SCALAR && yd_plain(v) && !strcmp(yd_str(v), "null")))
-		return 0; /* Hugging Face writes null for an unset optional size */
+	if (y_unset(v))
+		return 0;
 	long long x;
 	if (yd_long(y->d, v, key, lo, hi, &x, y->err, y->n))
 		return -1;
@@ -220,7 +226,7 @@ static int y_int(yctx *y, const yd_node *map, const char *key, long long lo, lon
 static int y_num(yctx *y, const yd_node *map, const char *key, double lo, double hi, double *dst)
 {
 	const yd_node *v = yd_get(map, key);
-	if (!v || (yd_kind_of(v) == YD_SCALAR && !strcmp(yd_str(v), "null")))
+	if (y_unset(v))
 		return 0;
 	return yd_double(y->d, v, key, lo, hi, dst, y->err, y->n);
 }
@@ -250,7 +256,7 @@ static const char *y_str(const yd_node *map, const char *key)
 static int y_layer_list(yctx *y, const yd_node *map, const char *key, int mode, model_config *c)
 {
 	const yd_node *v = yd_get(map, key);
-	if (!v || (yd_kind_of(v) == YD_SCALAR && !strcmp(yd_str(v), "null")))
+	if (y_unset(v))
 		return 0;
 	if (yd_kind_of(v) != YD_SEQ) {
 		yd_errat(y->d, v, y->err, y->n, "%s must be a list of layer indices such as [0, 1]", key);
@@ -410,7 +416,7 @@ static int config_local(yctx *y, const yd_node *n, model_config *c)
 		return 0;
 	int L = c->layers < MODEL_MAX_LAYERS ? c->layers : MODEL_MAX_LAYERS;
 	const yd_node *lt = yd_get(n, "layer_types");
-	if (lt && !(yd_kind_of(lt) == YD_SCALAR && !strcmp(yd_str(lt), "null"))) {
+	if (!y_unset(lt)) {
 		if (yd_kind_of(lt) != YD_SEQ || (int)yd_len(lt) != c->layers) {
 			yd_errat(y->d, lt, y->err, y->n, "layer_types must list one type per layer (%d)", c->layers);
 			return 2;
