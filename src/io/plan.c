@@ -435,7 +435,9 @@ static int config_local(yctx *y, const yd_node *n, model_config *c)
 		c->local_listed = true;
 		return 0;
 	}
-	int pattern = 0, interval = 4, from = -1;
+	/* Gemma 3's shipped config.json leaves the pattern to its config class: every 6th
+	 * layer global */
+	int pattern = mt && !strncmp(mt, "gemma3", 6) ? 6 : 0, interval = 4, from = -1;
 	if (y_int(y, n, "sliding_window_pattern", 1, MODEL_MAX_LAYERS, &pattern) ||
 			y_int(y, n, "no_rope_layer_interval", 1, MODEL_MAX_LAYERS, &interval) ||
 			y_int(y, n, "max_window_layers", 0, MODEL_MAX_LAYERS, &from))
@@ -716,6 +718,10 @@ static int model_from_node(model_t *m, yctx *y, const yd_node *n)
 	if (blocks)
 		return model_blocks_from_node(m, y, n, blocks, &c, shared_size);
 	config_defaults(&c, shared_size);
+	/* Gemma 3's shipped config.json leaves its vocabulary to the config class (262,208) */
+	const char *lm_type = y_str(inner ? inner : n, "model_type");
+	if (!c.vocab && lm_type && !strncmp(lm_type, "gemma3", 6))
+		c.vocab = 262208;
 	if (config_local(y, inner ? inner : n, &c))
 		return 2;
 	const char *missing = !c.hidden ? "hidden_size" : !c.layers ? "num_hidden_layers" :

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hugging Face import: the real config.json files of seven models (tests/fixtures/hf, origin
+# Hugging Face import: the real config.json files of nine models (tests/fixtures/hf, origin
 # in SOURCES.md there) load through `strata eval -m FILE` and give the published parameter
 # totals in `--json` model_info.params_total_b.
 . "$(dirname "$0")/_lib.sh"
@@ -25,11 +25,14 @@ near() {
 # model; README_WEIGHTS.md: the MTP module adds 11.5B unique parameters), Qwen's
 # Qwen3-30B-A3B model card (30.5B), Meta's Llama 4 announcement (109B and 400B less the
 # 0.87B vision tower that the text_config model leaves out, counted in
-# presets/models/llama4-scout.yaml)
+# presets/models/llama4-scout.yaml), the Gemma 3 report's Table 1 for Gemma 3 27B (1,416M
+# embedding + 25,600M non-embedding, the vision encoder apart) and the gpt-oss model card's
+# Table 1 (116.83B)
 for spec in "llama3-8b 8.03 LlamaForCausalLM" "mixtral-8x7b 46.7 MixtralForCausalLM" \
     "qwen2.5-72b 72.7 Qwen2ForCausalLM" "deepseek-v3 682.5 DeepseekV3ForCausalLM" \
     "qwen3-30b-a3b 30.5 Qwen3MoeForCausalLM" "llama4-scout 108.13 Llama4ForConditionalGeneration" \
-    "llama4-maverick 399.13 Llama4ForConditionalGeneration"; do
+    "llama4-maverick 399.13 Llama4ForConditionalGeneration" "gemma3-27b 27.016 Gemma3ForConditionalGeneration" \
+    "gpt-oss-120b 116.83 GptOssForCausalLM"; do
     set -- $spec
     file=$F/$1.json
     check "hf $1: the fixture is the published config.json ($3)" grep -q "\"$3\"" "$file"

@@ -575,6 +575,23 @@ static void test_local_layouts(void)
 	for (int l = 0; ok && l < m.layers; l++)
 		ok = m.kind[model_layer_kind(&m, l)].chunk == ((l + 1) % 4 ? 8192 : 0);
 	CHECK(ok, "local: llama4-scout chunks 8192 on every layer but each 4th (NoPE, global)");
+	/* Gemma 3 27B's real file: its text_config leaves vocab_size and the pattern to the
+	 * config class (262,208 tokens; every 6th layer global, window 1024); gpt-oss-120b lists
+	 * layer_types, alternating 128-token windows with full attention */
+	rc = plan_load_model(&m, "tests/fixtures/hf/gemma3-27b.json", &paths, err, sizeof err);
+	ok = rc == 0 && m.layers == 62 && m.vocab == 262208 && m.tied;
+	for (int l = 0; ok && l < m.layers; l++)
+		ok = m.kind[model_layer_kind(&m, l)].window == ((l + 1) % 6 ? 1024 : 0);
+	if (!CHECK(ok, "local: gemma3-27b loads as shipped: vocab 262208, tied, 1024 window but on every 6th layer"))
+		printf("  %s\n", err);
+	rc = plan_load_model(&m, "tests/fixtures/hf/gpt-oss-120b.json", &paths, err, sizeof err);
+	ok = rc == 0 && m.layers == 36 && !m.tied;
+	for (int l = 0; ok && l < m.layers; l++) {
+		const layer_kind *t = &m.kind[model_layer_kind(&m, l)];
+		ok = t->window == (l % 2 ? 0 : 128) && t->experts == 128 && t->topk == 4 && t->expert_ffn == 2880;
+	}
+	if (!CHECK(ok, "local: gpt-oss-120b alternates 128-token windows and full attention, 128 experts top-4"))
+		printf("  %s\n", err);
 	expect_mask(LOC_TOP "  sliding_window: 16\n" TAIL, true, 0x3f, "local: a window alone applies to every layer");
 	expect_mask(LOC_TOP "  model_type: gemma2\n  sliding_window: 16\n" TAIL, true, 0x15,
 			"local: gemma2 alternates, even layers local");
