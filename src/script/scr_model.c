@@ -101,15 +101,16 @@ static int scr_block(lua_State *L, const char *kind)
 	luaL_checktype(L, 1, LUA_TTABLE);
 	char what[32];
 	snprintf(what, sizeof what, "strata.%s", kind);
-	/* the keys a block of this kind takes in a model file */
-	lua_pushnil(L);
-	while (lua_next(L, 1)) {
+	/* the keys a block of this kind takes in a model file, checked in a fixed order (Lua
+	 * seeds its string hash) so the same table always names the same key */
+	scr_push_sorted_keys(L, 1);
+	for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
 		char known[600];
-		lua_pop(L, 1);
-		if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "block") &&
-				!plan_block_key_ok(kind, lua_tostring(L, -1), known, sizeof known))
+		if (lua_type(L, -1) == LUA_TSTRING && !plan_block_key_ok(kind, lua_tostring(L, -1), known, sizeof known))
 			luaL_error(L, "%s: unknown key '%s' (known: %s)", what, lua_tostring(L, -1), known);
+		lua_pop(L, 1);
 	}
+	lua_pop(L, 2);
 	scr_int_field(L, 1, "layers", what, 1, MODEL_MAX_LAYERS, 1);
 	/* its own width, within the bound model_check applies */
 	scr_int_field(L, 1, "hidden_size", what, 1, 1 << 20, 0);
