@@ -150,8 +150,19 @@ static int apply(tui_app *a, plan_t *p, const char *text, unsigned *changed, cha
 	snprintf(buf, sizeof buf, "%s", text);
 	char *save = NULL;
 	int count = 0;
+	/* commas also separate assignments, so a list value (recompute_modules=moe_act,layernorm)
+	 * arrives in pieces: a bare word after such an assignment extends its list */
+	char list[256] = "";
 	for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
 		char *eq = strchr(tok, '=');
+		if (!eq && list[0]) {
+			size_t used = strlen(list);
+			snprintf(list + used, sizeof list - used, ",%s", tok);
+			if (plan_set(p, "recompute_modules", list, err, n))
+				return -1;
+			continue;
+		}
+		list[0] = 0;
 		if (!eq || eq == tok || !eq[1]) {
 			snprintf(err, n, "write key=value (got '%s')", tok);
 			return -1;
@@ -174,6 +185,8 @@ static int apply(tui_app *a, plan_t *p, const char *text, unsigned *changed, cha
 		}
 		if (plan_set(p, key, val, err, n))
 			return -1;
+		if (!strcmp(key, "recompute_modules"))
+			snprintf(list, sizeof list, "%s", val);
 		knob_job j = {p->strategy, p->devices, p->budget_gib};
 		int is_devices = !strcmp(key, "devices") || !strcmp(key, "n");
 		unsigned moved = knob_rederive(&j, is_devices ? -1 : k >= 0 ? k : KNOB_COUNT);

@@ -148,6 +148,12 @@ static void test_invalid(void)
 	CHECK(strstr(screen, "invalid:") && strstr(screen, "does not"), "invalid :set shows the core's reason");
 	shows(":set tp=abc\r", "tp must be an integer", "unparsable value refused with the parser's reason");
 	shows(":frobnicate\r", "unknown command ':frobnicate'", "unknown command named");
+	/* a list value keeps its commas: the words after it extend the list, the next key=value
+	 * starts a new assignment */
+	play(":set recompute_modules=moe_act,layernorm, tp=1\r", screen);
+	CHECK(!strstr(screen, "write key=value") && !strstr(screen, "is not a module"),
+			":set recompute_modules=a,b takes the whole list");
+	shows(":set recompute_modules=moe_act,attn\r", "'attn' is not a module", ":set names a wrong module in a list");
 }
 
 static void test_pin(void)
