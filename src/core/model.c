@@ -312,12 +312,17 @@ double model_params_sum(const layer_params *p)
 		p->norms + p->extra;
 }
 
+double model_params_active(const model_t *m, int k, const layer_params *p)
+{
+	const layer_kind *t = &m->kind[k];
+	double routed = t->experts > 0 ? p->experts_routed * t->topk / t->experts : 0;
+	return p->attn + p->mlp_dense + routed + p->experts_shared + p->router + p->norms + p->extra;
+}
+
 double model_layer_active(const model_t *m, int k)
 {
 	layer_params p = model_layer_params(m, k);
-	const layer_kind *t = &m->kind[k];
-	double routed = t->experts > 0 ? p.experts_routed * t->topk / t->experts : 0;
-	return p.attn + p.mlp_dense + routed + p.experts_shared + p.router + p.norms + p.extra;
+	return model_params_active(m, k, &p);
 }
 
 static double embed_params(const model_t *m)
@@ -326,28 +331,34 @@ static double embed_params(const model_t *m)
 	return (m->tied ? e : 2 * e) + (m->gated ? 1 : 2) * (double)m->hidden; /* + final norm */
 }
 
-double model_total_params(const model_t *m, bool with_mtp)
+double model_sum_runs(const model_t *m, const double *per_kind, bool with_mtp)
 {
 	double sum = embed_params(m);
 	for (int r = 0; r < m->nruns; r++) {
 		int k = m->run[r].kind;
 		if (m->kind[k].mtp && !with_mtp)
 			continue;
-		layer_params p = model_layer_params(m, k);
-		sum += m->run[r].count * model_params_sum(&p);
+		sum += m->run[r].count * per_kind[k];
 	}
 	return sum;
 }
 
+double model_total_params(const model_t *m, bool with_mtp)
+{
+	double per_kind[MODEL_MAX_KINDS];
+	for (int k = 0; k < m->nkinds; k++) {
+		layer_params p = model_layer_params(m, k);
+		per_kind[k] = model_params_sum(&p);
+	}
+	return model_sum_runs(m, per_kind, with_mtp);
+}
+
 double model_active_params(const model_t *m)
 {
-	double sum = embed_params(m);
-	for (int r = 0; r < m->nruns; r++) {
-		int k = m->run[r].kind;
-		if (!m->kind[k].mtp)
-			sum += m->run[r].count * model_layer_active(m, k);
-	}
-	return sum;
+	double per_kind[MODEL_MAX_KINDS];
+	for (int k = 0; k < m->nkinds; k++)
+		per_kind[k] = model_layer_active(m, k);
+	return model_sum_runs(m, per_kind, false);
 }
 
 int model_max_experts(const model_t *m)

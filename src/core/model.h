@@ -133,6 +133,13 @@ double model_params_sum(const layer_params *p);
 double model_layer_active(const model_t *m, int k);
 /* Whole-model parameters; mtp selects whether MTP modules are included. */
 double model_total_params(const model_t *m, bool with_mtp);
+/* Embedding, final norm and every run's layers, each layer of kind k counting per_kind[k]
+ * (MTP modules only when with_mtp): the sum model_total_params and model_active_params
+ * make, for a caller that has the per-kind figures already. */
+double model_sum_runs(const model_t *m, const double *per_kind, bool with_mtp);
+/* Parameters a token of layer kind k uses, from its parameter split p (routed experts
+ * count top-k of n). */
+double model_params_active(const model_t *m, int k, const layer_params *p);
 /* Parameters activated per token (embedding counted once, MTP excluded). */
 double model_active_params(const model_t *m);
 /* Kind index of layer l (0-based), or -1 when out of range. */

@@ -15,6 +15,7 @@
  * device with the earliest possible start always goes next, which keeps the simulation
  * causal without an event queue. */
 #include "core/timeline.h"
+#include "core/cost/schedule.h"
 #include "core/strategy.h"
 #include "core/why.h"
 
@@ -125,17 +126,8 @@ static int setup(sim *s, const tl_spec *sp, char *why, size_t n)
 	}
 	for (int d = 0; d < s->p; d++) {
 		for (int path = 0; path < 2; path++) {
-			int pos = path == 1 ? s->p - 1 - d : d; /* position along the path */
-			int lim;
-			switch (sp->schedule) {
-			case SCHED_GPIPE: lim = s->m * s->K; break;
-			case SCHED_INTERLEAVED:
-				lim = s->v > 1 ? 2 * (s->p - d - 1) + (s->v - 1) * s->p + 1 : s->p - d;
-				break;
-			case SCHED_ZBH2: lim = 2 * (s->p - pos) - 1; break;
-			case SCHED_ZBV: lim = 2 * s->p; break;
-			default: lim = s->p - pos; break; /* 1F1B, ZB-H1, each DualPipe direction */
-			}
+			/* the warm-up limits the evaluation prices its in-flight memory with */
+			int lim = sched_limit(sp->schedule, s->p, s->v, s->m, d, path);
 			s->limit[d][path] = lim < 1 ? 1 : lim;
 		}
 	}

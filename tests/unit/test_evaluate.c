@@ -7,7 +7,7 @@
  * presets cannot change any number these tests compare exactly. */
 #include "check.h"
 #include "core/cluster.h"
-#include "core/comm.h"
+#include "core/cost/comm.h"
 #include "core/evaluate.h"
 #include "core/model.h"
 #include "core/strategy.h"

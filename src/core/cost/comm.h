@@ -1,11 +1,21 @@
-/* comm.h - alpha-beta collective templates and topology-aware group bandwidth.
- * Ring collectives (Thakur et al. 2005; NCCL): all-reduce moves 2(n-1)/n of the buffer per
- * rank, all-gather and reduce-scatter (n-1)/n, all-to-all (n-1)/n of the local buffer.
+/* comm.h - collectives: alpha-beta templates, which link a group spans, and how much of a
+ * collective hides under compute.
+ *
+ * Sources: ring collectives (Thakur, Rabenseifner and Gropp 2005, "Optimization of
+ * Collective Communication Operations in MPICH"; NCCL's ring and tree algorithms): all-reduce
+ * moves 2(n-1)/n of the buffer per rank, all-gather and reduce-scatter (n-1)/n, all-to-all
+ * (n-1)/n of the local buffer; each of the n-1 (2(n-1)) steps pays the link latency.
+ * Placement follows Megatron-LM's rank order (tp innermost, then cp, ep/dp, pp outermost;
+ * megatron/core/parallel_state.py), so a group of n ranks `stride` apart stays in a node when
+ * n * stride fits. Overlap (Megatron's async TP/DP collectives, DualPipe): the part of a
+ * collective that a compute window covers still slows the compute by `contention` per
+ * second, since NCCL kernels take SMs and HBM bandwidth from the GEMMs.
  * Header-only so the hot path inlines it. */
-#ifndef STRATA_CORE_COMM_H
-#define STRATA_CORE_COMM_H
+#ifndef STRATA_CORE_COST_COMM_H
+#define STRATA_CORE_COST_COMM_H
 
 #include "core/cluster.h"
+#include "core/strategy.h"
 
 /* Effective per-rank bandwidth (bytes/s) and latency (s) of one collective group. */
 typedef struct {
@@ -68,6 +78,35 @@ static inline double comm_alltoall(comm_link l, int n, double bytes)
 static inline double comm_p2p(comm_link l, double bytes)
 {
 	return bytes / l.bw + l.lat;
+}
+
+/* The link between pipeline neighbours: they sit tp*cp*dp ranks apart, so they share a node
+ * only when two such blocks fit in one (small jobs). */
+static inline comm_link comm_pp_link(const cluster_t *c, const strategy_t *s)
+{
+	comm_link l;
+	long long pp_stride = (long long)s->tp * s->cp * s->dp;
+	if (pp_stride * 2 <= c->node_devices) {
+		l.bw = c->node_gbps * 1e9 * c->eff.coll_intra;
+		l.lat = 2e-6;
+		l.inter = 0;
+	} else {
+		l.bw = c->net_gbps * 1e9 * c->eff.coll_inter;
+		l.lat = c->net_lat_us * 1e-6;
+		l.inter = 1;
+	}
+	return l;
+}
+
+/* Time a communication of `comm` seconds adds when up to `window` seconds of compute can
+ * run beside it: what does not fit is exposed, and what does fit still slows the compute
+ * by `kappa` per second (the cluster's `contention`). */
+static inline double comm_overlap(double comm, double window, double kappa)
+{
+	double h = comm < window ? comm : window;
+	if (h < 0)
+		h = 0;
+	return comm - h + kappa * h;
 }
 
 #endif

@@ -1,0 +1,50 @@
+/* compute.h - how long compute takes: GEMMs on the tensor cores (a roofline with a roll-off
+ * for small shapes), element-wise kernels bound by HBM bandwidth, and the attention core by
+ * kernel (flash or unfused).
+ *
+ * Sources: the roofline model (Williams, Waterman and Patterson 2009); GEMM efficiency
+ * falling for small dimensions from tile quantisation and wave effects (NVIDIA, "Matrix
+ * Multiplication Background User's Guide", 2023); flash attention skipping the causal half
+ * and recomputing QK^T in backward at 2.5x the forward FLOPs (Dao 2023, FlashAttention-2,
+ * arXiv 2307.08691); Megatron's unfused scale-mask-softmax and dropout traffic (Korthikanti
+ * et al. 2022, arXiv 2205.05198, Sec. 4). The efficiency constants (gemm, gemm_half, fp8_gemm,
+ * flash, flash_sdpa, hbm) come from the cluster preset, calibrated per device family.
+ * The GEMM and element-wise timings are inline: every layer prices dozens of them. */
+#ifndef STRATA_CORE_COST_COMPUTE_H
+#define STRATA_CORE_COST_COMPUTE_H
+
+#include "core/cost/context.h"
+
+/* Seconds of an M x K by K x N GEMM. Big GEMMs reach `gemm` of peak (times mult, e.g. the
+ * grouped-GEMM factor); one whose smallest dimension is d reaches gemm * d / (d + half); no
+ * GEMM beats the time to stream its operands from HBM. */
+static inline double compute_gemm(const cost_ctx *x, double M, double K, double N, double mult)
+{
+	double d = M < K ? M : K;
+	d = d < N ? d : N;
+	if (d <= 0)
+		return 0;
+	double eff = x->geff * mult * d / (d + x->ghalf);
+	double tc = 2.0 * M * K * N / (x->peak * eff);
+	double tm = (M * K + K * N + M * N) * ACT_BYTES / x->hbm;
+	return tc > tm ? tc : tm;
+}
+
+/* Seconds of an element-wise pass moving `bytes` through HBM. */
+static inline double compute_elem(const cost_ctx *x, double bytes)
+{
+	return bytes / x->hbm;
+}
+
+/* The attention core of one layer (scores, softmax, weighted sum) for the strategy's kernel:
+ * forward and backward seconds, and what selective recomputation of it re-runs. */
+typedef struct {
+	double f, b, sel;
+} compute_attn;
+
+struct layer_shape;
+/* Price the attention core of a layer of shape sh whose core does core_fl FLOPs (both
+ * causal halves counted). */
+compute_attn compute_attn_core(const cost_ctx *x, const struct layer_shape *sh, double core_fl);
+
+#endif

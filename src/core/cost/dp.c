@@ -1,0 +1,66 @@
+/* dp.c - data-parallel communication and the optimizer step (dp.h has the sources). */
+#include <math.h>
+
+#include "core/cost/compute.h"
+#include "core/cost/dp.h"
+
+dp_groups dp_groups_of(const cost_ctx *x)
+{
+	const strategy_t *s = x->s;
+	dp_groups g;
+	g.d_dense = (double)s->dp * s->cp;
+	g.d_exp = (double)s->dp * s->cp * s->tp / ((double)s->ep * s->etp);
+	g.dp_l = comm_group(x->c, s->dp * s->cp, s->tp);
+	g.edp_l = comm_group(x->c, (int)g.d_exp, s->ep * s->etp);
+	return g;
+}
+
+void dp_zero3(const cost_ctx *x, const dp_groups *g, double pd, double pe, int layers, double f, double b,
+		double *zf, double *zb)
+{
+	const cluster_t *c = x->c;
+	int dd = (int)g->d_dense, de = (int)g->d_exp;
+	*zf = *zb = 0;
+	if (!(g->d_dense > 1 || g->d_exp > 1))
+		return;
+	double ag = comm_allgather(g->dp_l, dd, pd * 2) + comm_allgather(g->edp_l, de, pe * 2);
+	double rs = comm_allgather(g->dp_l, dd, pd * 4) + comm_allgather(g->edp_l, de, pe * 4);
+	/* FSDP gathers and reduces one layer at a time: one collective start-up per layer,
+	 * which dominates on thousands of ranks (ring latency grows with n) */
+	double lat = (layers > 1 ? layers - 1 : 0) *
+		((g->d_dense - 1) * g->dp_l.lat + (pe > 0 ? (g->d_exp - 1) * g->edp_l.lat : 0));
+	ag += lat;
+	rs += lat;
+	double hide = c->eff.dp_overlap, kap = c->eff.contention;
+	*zf = comm_overlap(ag, hide * f, kap);
+	*zb = comm_overlap(ag + rs, hide * b, kap);
+}
+
+double dp_sync(const cost_ctx *x, const dp_groups *g, double pd, double pe)
+{
+	int dd = (int)g->d_dense, de = (int)g->d_exp;
+	if (x->s->zero == 0)
+		return comm_allreduce(g->dp_l, dd, pd * 4) + comm_allreduce(g->edp_l, de, pe * 4);
+	/* reduce-scatter of fp32 grads, all-gather of updated 16-bit params */
+	return comm_allgather(g->dp_l, dd, pd * 4) + comm_allgather(g->dp_l, dd, pd * 2) +
+		comm_allgather(g->edp_l, de, pe * 4) + comm_allgather(g->edp_l, de, pe * 2);
+}
+
+double dp_sync_exposed(const cost_ctx *x, double t_dp, int st, double f, double b)
+{
+	const strategy_t *s = x->s;
+	/* gradient reduction overlaps the last micro-batch's backward and the parameter
+	 * all-gather the next step's first forward; stage st finishes its backward about st
+	 * backward slots before stage 0 does */
+	double idle = s->pp > 1 ? st * b / s->vpp : 0;
+	return comm_overlap(fmax(0, t_dp - idle), x->c->eff.dp_overlap * (b + (s->zero >= 1 ? f : 0)),
+			x->c->eff.contention);
+}
+
+double dp_optimizer(const cost_ctx *x, const dp_groups *g, double pd, double pe)
+{
+	/* fp32 grad, master, Adam m and v read and written, 16-bit copy written, norm for
+	 * clipping */
+	double upd = x->s->zero >= 1 ? pd / g->d_dense + pe / g->d_exp : pd + pe;
+	return compute_elem(x, upd * 34.0);
+}

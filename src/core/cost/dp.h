@@ -1,0 +1,37 @@
+/* dp.h - data parallelism: gradient reduction and parameter gathers under each ZeRO level,
+ * how much of them hides, and the optimizer update.
+ *
+ * Sources: ZeRO (Rajbhandari et al. 2020, arXiv 1910.02054): ZeRO-1/2 reduce-scatter the
+ * fp32 gradients and all-gather the updated 16-bit parameters (Megatron's distributed
+ * optimizer), ZeRO-0 all-reduces them, ZeRO-3/FSDP (Zhao et al. 2023, arXiv 2304.11277)
+ * gathers each layer's parameters for forward and backward and reduce-scatters its gradients
+ * on every micro-batch, one collective start-up per layer; the gradient reduction overlaps
+ * the last micro-batch's backward (Li et al. 2020, PyTorch DDP, arXiv 2006.15704). Experts'
+ * states are sharded over their own data-parallel group (dp*cp*tp/(ep*etp) ranks). The
+ * optimizer step is a memory-bound pass over ~34 bytes per locally updated parameter. */
+#ifndef STRATA_CORE_COST_DP_H
+#define STRATA_CORE_COST_DP_H
+
+#include "core/cost/context.h"
+
+/* The data-parallel groups of dense and expert parameters. */
+typedef struct {
+	double d_dense, d_exp;  /* ranks that share (shard) a dense / an expert parameter */
+	comm_link dp_l, edp_l;
+} dp_groups;
+
+/* Groups of the context's strategy. */
+dp_groups dp_groups_of(const cost_ctx *x);
+/* ZeRO-3: exposed gather/reduce seconds per micro-batch of a stage holding pd dense and pe
+ * expert parameters in `layers` layers, under its forward f and backward b; into *zf, *zb. */
+void dp_zero3(const cost_ctx *x, const dp_groups *g, double pd, double pe, int layers, double f, double b,
+		double *zf, double *zb);
+/* ZeRO 0-2: seconds of the once-per-step gradient reduction (and parameter all-gather). */
+double dp_sync(const cost_ctx *x, const dp_groups *g, double pd, double pe);
+/* The part of a step's gradient sync t_dp left exposed on stage st, whose per-micro-batch
+ * forward and backward are f and b (later stages finish their backward earlier). */
+double dp_sync_exposed(const cost_ctx *x, double t_dp, int st, double f, double b);
+/* Seconds of the optimizer update of the parameters a device updates. */
+double dp_optimizer(const cost_ctx *x, const dp_groups *g, double pd, double pe);
+
+#endif

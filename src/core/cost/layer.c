@@ -1,0 +1,111 @@
+/* layer.c - one layer of a kind, composed from the physics modules (layer.h).
+ *
+ * Sources: FLOPs per layer after Narayanan et al. 2021 (arXiv 2104.04473) and Megatron-Core's
+ * num_floating_point_operations (GQA, SwiGLU, MoE): 2 FLOPs per parameter per token forward
+ * plus the attention core, backward twice the forward. Element-wise traffic: two norms, two
+ * bias-dropout-residual adds, rotary (or bias) on Q and K and the MLP activation, each
+ * streaming its tensors through HBM; backward twice. */
+#include <string.h>
+
+#include "core/cost/layer.h"
+#include "core/cost/memory.h"
+#include "core/cost/recompute.h"
+
+void layer_shape_init(const cost_ctx *x, int k, layer_shape *sh)
+{
+	const model_t *m = x->m;
+	const strategy_t *s = x->s;
+	const layer_kind *t = &m->kind[k];
+	double tp = s->tp;
+	sh->t = t;
+	sh->h = model_kind_hidden(m, k);
+	sh->tp = tp;
+	sh->tok = x->tok;
+	sh->tsp = x->tok_sp;
+	sh->heads_l = (double)t->heads / tp;
+	sh->kv_l = t->attn == ATTN_MLA ? sh->heads_l : (t->kv_heads >= tp ? (double)t->kv_heads / tp : 1.0);
+	sh->g = model_kind_gated(m, k) ? 2.0 : 1.0;
+	sh->hdrop = m->hidden_dropout > 0;
+	sh->adrop = m->attention_dropout > 0;
+	sh->mla = t->attn == ATTN_MLA;
+	sh->dense_mlp = t->ffn > 0 && t->experts == 0;
+	sh->moe = t->experts > 0;
+	if (sh->mla) {
+		double qk = t->qk_nope + t->qk_rope;
+		sh->qd = sh->heads_l * qk;
+		sh->kd = sh->heads_l * qk;
+		sh->vd = sh->heads_l * t->v_head;
+		sh->od = sh->vd;
+	} else {
+		sh->qd = sh->heads_l * t->head_dim;
+		sh->kd = sh->vd = sh->kv_l * t->head_dim;
+		sh->od = sh->qd;
+	}
+	/* keys each query attends to, as a full-attention length whose causal half is the
+	 * attended pairs: a sliding window w leaves s*w - w^2/2 pairs (2w - w^2/s); chunks of c
+	 * tokens, causal inside each chunk, s*c/2 (c) */
+	sh->kv_len = x->seq;
+	if (t->window > 0 && t->window < sh->kv_len)
+		sh->kv_len = 2.0 * t->window - (double)t->window * t->window / x->seq;
+	if (t->chunk > 0 && t->chunk < sh->kv_len)
+		sh->kv_len = t->chunk;
+	sh->scores = x->b * sh->heads_l * (x->seq / s->cp) * x->seq;
+	sh->fl = t->ffn / tp;
+	sh->ef = t->expert_ffn / (double)s->etp;
+	sh->tm = x->tok_moe * t->topk;
+	/* the busiest expert rank sets the pace and the memory peak: its tokens are the
+	 * capacity factor times the mean (the useful FLOPs stay those of tm) */
+	sh->tml = sh->tm * x->moe_cf;
+	sh->sf = (double)t->shared * t->expert_ffn / tp;
+}
+
+/* Parameters held by one device, compute seconds and stored bytes of the three passes. */
+static void layer_compute(const cost_ctx *x, int k, const layer_parts *p, layer_cost *o)
+{
+	const model_t *m = x->m;
+	const strategy_t *s = x->s;
+	const layer_shape *sh = &p->sh;
+	double tp = s->tp;
+	layer_params lp = model_layer_params(m, k);
+	o->width = sh->h;
+	o->params = model_params_sum(&lp);
+	o->params_active = model_params_active(m, k, &lp);
+	o->p_dense = (lp.attn + lp.mlp_dense + lp.experts_shared) / tp + lp.norms + lp.router + lp.extra / tp;
+	if (sh->moe)
+		o->p_expert = lp.experts_routed / ((double)s->ep * s->etp);
+	double proj = p->ap.f + p->mlp.t; /* forward GEMM time */
+	o->f_comp = proj + p->core.f + p->elem_f + p->launch;
+	o->b_in = proj + p->core.b + 2 * p->elem_f + p->launch;
+	o->b_w = proj;
+	o->act[RC_NONE] = p->act.attn + p->act.core + p->act.mlp;
+	o->act[RC_FULL] = p->act.input;
+	o->work = p->act.work;
+	/* FLOPs per device and micro-batch (core_fl is already per device) */
+	const layer_kind *t = sh->t;
+	double active = lp.attn + lp.mlp_dense + lp.experts_shared + lp.router + lp.extra +
+		(sh->moe ? lp.experts_routed * t->topk / t->experts : 0);
+	double fwd = 2.0 * active * (x->b * x->seq / s->cp) / tp + p->ap.core_fl;
+	o->flops_fwd = fwd;
+	o->flops_model = 3 * fwd;
+}
+
+void layer_price(const cost_ctx *x, int k, layer_cost *o)
+{
+	layer_parts p;
+	layer_shape *sh = &p.sh;
+	layer_shape_init(x, k, sh);
+	memset(o, 0, sizeof *o);
+	p.ap = attn_project(x, sh);
+	p.core = compute_attn_core(x, sh, p.ap.core_fl);
+	p.mlp = mlp_price(x, sh);
+	p.act = mem_layer_acts(x, sh);
+	double elem = sh->tsp * sh->h * ACT_BYTES * (4 + 6 + (sh->hdrop ? 1 : 0)) +
+		sh->tok * (sh->qd + sh->kd) * ACT_BYTES * 2 + p.mlp.elem;
+	p.elem_f = compute_elem(x, elem);
+	p.launch = x->c->eff.layer_us * 1e-6;
+	layer_compute(x, k, &p, o);
+	lcomm_price(x, &p, o);
+	o->flops_sel = recomp_megatron(x, &p, o);
+	if (strat_framework(x->s) == FW_TORCHTITAN)
+		recomp_torchtitan(x, &p, o);
+}

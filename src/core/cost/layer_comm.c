@@ -1,0 +1,95 @@
+/* layer_comm.c - communication inside a layer: tensor parallelism (TP), context parallelism
+ * (ring or Ulysses), expert parallelism (EP all-to-alls) and expert-TP, with what each hides.
+ *
+ * Sources: Megatron-LM TP (Shoeybi et al. 2019, arXiv 1909.08053): two all-reduces per layer
+ * forward and two backward, or with sequence parallelism (Korthikanti et al. 2022) an
+ * all-gather and a reduce-scatter of the same volume; Megatron overlaps the backward
+ * input-gradient collective with the weight-gradient GEMMs, and --tp-comm-overlap
+ * (Transformer Engine userbuffers) also pipelines the forward ones. Ring attention (Liu et
+ * al. 2023, arXiv 2310.01889): cp-1 K/V passes, each under the previous block's attention.
+ * Ulysses (Jacobs et al. 2023, arXiv 2309.14509): all-to-alls of Q, K, V and the output.
+ * MoE dispatch and combine all-to-alls (Megatron-Core token dispatcher); DualPipe hides them
+ * under the paired chunk (DeepSeek-V3 report, arXiv 2412.19437, Sec. 3.2.1). */
+#include <math.h>
+
+#include "core/cost/layer.h"
+
+/* Megatron TP; a MoE layer with SP keeps its tokens sharded through the experts, so only
+ * attention (and shared experts) communicate over TP. */
+static void tp_comm(const cost_ctx *x, const layer_parts *p, layer_cost *o)
+{
+	const strategy_t *s = x->s;
+	const cluster_t *c = x->c;
+	const layer_kind *t = p->sh.t;
+	double pairs = (t->experts > 0) ? (1 + (t->shared > 0 ? 1 : 0)) : 2;
+	double comm = pairs * comm_allreduce(x->tp_l, s->tp, p->sh.tok * p->sh.h * ACT_BYTES);
+	/* Backward: Megatron launches the input-gradient all-reduce (reduce-scatter with SP)
+	 * asynchronously and computes the weight gradients meanwhile, so a tp_overlap share of
+	 * the wgrad GEMMs hides it. tp_comm_overlap (TE userbuffers) also pipelines the forward
+	 * collectives with their GEMMs and backward with dgrad. */
+	double win = c->eff.tp_overlap * (p->ap.f + p->mlp.t), kap = c->eff.contention;
+	o->tp_f = s->tp_overlap ? comm_overlap(comm, win, kap) : comm;
+	o->tp_b = comm_overlap(comm, s->tp_overlap ? 2 * win : win, kap);
+	/* PyTorch DTensor TP (torchtitan without async TP) runs the backward collectives inside
+	 * the autograd graph, each waited for before the next GEMM: none hidden */
+	if (strat_framework(s) == FW_TORCHTITAN && !s->tp_overlap)
+		o->tp_b = comm;
+}
+
+static void cp_comm(const cost_ctx *x, const layer_parts *p, layer_cost *o)
+{
+	const strategy_t *s = x->s;
+	if (s->cp_kind == CP_RING) {
+		/* cp-1 steps each passing the local K and V chunk; each transfer overlaps the
+		 * previous step's attention block */
+		double kvb = x->b * (x->seq / s->cp) * (p->sh.kd + p->sh.vd) * ACT_BYTES;
+		double step = comm_p2p(x->cp_l, kvb);
+		double comm_f = (s->cp - 1) * step;
+		double comm_b = 2 * comm_f;
+		o->cp_f = fmax(0, comm_f - p->core.f * (s->cp - 1) / s->cp) + step;
+		o->cp_b = fmax(0, comm_b - p->core.b * (s->cp - 1) / s->cp) + step;
+	} else {
+		/* Ulysses: all-to-all of Q, K, V before and of the output after attention */
+		double vol = x->b * (x->seq / s->cp) * (p->sh.qd + p->sh.kd + p->sh.vd + p->sh.od) * ACT_BYTES;
+		o->cp_f = comm_alltoall(x->cp_l, s->cp, vol);
+		o->cp_b = o->cp_f;
+	}
+}
+
+static void ep_comm(const cost_ctx *x, const layer_parts *p, layer_cost *o)
+{
+	const strategy_t *s = x->s;
+	const cluster_t *c = x->c;
+	const layer_kind *t = p->sh.t;
+	if (s->ep > 1) {
+		/* dispatch and combine all-to-all in forward, the same two in backward */
+		o->ep_f = 2 * comm_alltoall(x->ep_l, s->ep, p->mlp.ep_bytes);
+		o->ep_b = o->ep_f;
+	}
+	if (s->etp > 1) {
+		double one = comm_allreduce(comm_group(c, s->etp, 1), s->etp,
+				x->tok_moe * t->topk * x->moe_cf * p->sh.h * ACT_BYTES);
+		o->ep_f += one;
+		o->ep_b += one;
+	}
+	if (s->schedule == SCHED_DUALPIPE && o->ep_f + o->ep_b > 0) {
+		/* DualPipe runs the forward chunk of one micro-batch beside the backward chunk of
+		 * another, each cut into attention, dispatch, MLP and combine, so the all-to-alls
+		 * of either run under the other's compute. Per layer: the part the pair's compute
+		 * covers costs `contention` (the SMs given to communication), any rest is exposed. */
+		double ep = o->ep_f + o->ep_b;
+		double shown = comm_overlap(ep, o->f_comp + o->b_in + o->b_w, c->eff.contention);
+		o->ep_f *= shown / ep;
+		o->ep_b *= shown / ep;
+	}
+}
+
+void lcomm_price(const cost_ctx *x, const layer_parts *p, layer_cost *o)
+{
+	if (x->s->tp > 1)
+		tp_comm(x, p, o);
+	if (x->s->cp > 1)
+		cp_comm(x, p, o);
+	if (p->sh.moe)
+		ep_comm(x, p, o);
+}

@@ -1,0 +1,36 @@
+/* memory.h - bytes: activations a layer stores for backward, tensor by tensor; model states
+ * per parameter under each ZeRO level and precision; the stage's communication and FSDP
+ * buffers; what the loss keeps per logit.
+ *
+ * Sources: activations per layer after Korthikanti et al. 2022 ("Reducing Activation
+ * Recomputation in Large Transformer Models", arXiv 2205.05198, Sec. 4: sbh(34 + 5as/h)
+ * without parallelism, /t with TP+SP, 2sbh with full recompute), generalised to GQA, gated
+ * MLPs, MoE, MLA, flash attention and zero dropout by counting each stored tensor; model
+ * states after Megatron-LM's theoretical_memory_usage.py (18 bytes per parameter, 6 + 12/d
+ * with the distributed optimizer) and ZeRO (Rajbhandari et al. 2020, arXiv 1910.02054); the
+ * loss's logit copies from Megatron's vocab-parallel cross entropy and torchtitan's
+ * cross_entropy(pred.float()). */
+#ifndef STRATA_CORE_COST_MEMORY_H
+#define STRATA_CORE_COST_MEMORY_H
+
+#include "core/cost/layer.h"
+
+/* Bytes per parameter held by one device: weights, gradients, optimizer states, for dense
+ * parameters (sharded over d_dense ranks) and expert parameters (over d_exp). */
+typedef struct {
+	double wb, gb, ob;      /* dense */
+	double wbe, gbe, obe;   /* expert */
+} mem_state;
+
+/* Activation bytes a layer of shape sh stores, block by block (mlp: its MLP's parts). */
+layer_acts mem_layer_acts(const cost_ctx *x, const layer_shape *sh);
+/* Model-state bytes per parameter under the strategy's ZeRO level and precision. */
+mem_state mem_state_bytes(const strategy_t *s, double d_dense, double d_exp);
+/* Bytes the loss keeps per logit of the last stage under the strategy's framework. */
+double mem_logit_bytes(const strategy_t *s);
+/* A stage's buffers besides its layers' work: the gathered SP input / TP all-reduce
+ * workspace at width tp_w, two P2P messages of p2p_bytes, and FSDP's unsharded units
+ * (unit_params: the largest layer's parameters on the device). work is added first. */
+double mem_buffers(const cost_ctx *x, double work, double tp_w, double p2p_bytes, double unit_params);
+
+#endif

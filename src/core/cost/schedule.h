@@ -1,0 +1,29 @@
+/* schedule.h - pipeline schedules: how many micro-batches each stage holds in flight at its
+ * memory peak, the warm-up limit the timeline simulates, and the bubble of the step.
+ *
+ * Sources: GPipe (Huang et al. 2019, arXiv 1811.06965): all m micro-batches in flight,
+ * bubble (p-1) stage times; 1F1B (PipeDream-Flush, Narayanan et al. 2021, arXiv 2006.09503):
+ * stage s holds p - s; Megatron's interleaved 1F1B (Narayanan et al. 2021, arXiv
+ * 2104.04473): warm-up of 2(p-s-1) + (v-1)p chunk-micro-batches plus the one in progress,
+ * bubble divided by v; zero-bubble schedules ZB-H1, ZB-H2, ZB-V (Qi et al. 2024, arXiv
+ * 2401.10241): bubbles (p-1)(F+B-2W), (p-1)(F+B-3W), half that for the V shape, ZB-H2 holds
+ * 2(p-s)-1; DualPipe (DeepSeek-V3 report, arXiv 2412.19437, Table 2): bubble
+ * (p/2-1)(F&B + B - 3W), p+1 micro-batches of activations and two copies of the weights. */
+#ifndef STRATA_CORE_COST_SCHEDULE_H
+#define STRATA_CORE_COST_SCHEDULE_H
+
+#include "core/strategy.h"
+
+/* The warm-up limit of device d on path (0, or 1 for DualPipe's reverse direction) in
+ * chunk-micro-batches: how many forwards it may run ahead of its backwards. chunks is the
+ * number of chunks per device the schedule interleaves (vpp for interleaved, else 1). */
+int sched_limit(int schedule, int p, int chunks, int m, int d, int path);
+/* Micro-batches (in units of one stage's per-micro-batch activations) that stage `stage`
+ * holds at its peak under s with m micro-batches per step. */
+double sched_inflight(const strategy_t *s, int stage, int m);
+/* The pipeline's warm-up and cool-down idle time: tsum and tmax are the sum and the largest
+ * of the stages' per-micro-batch times; fa, ba, wa the mean forward, backward (with wgrad)
+ * and weight-gradient times per stage. 0 with one stage. */
+double sched_bubble(const strategy_t *s, double tsum, double tmax, double fa, double ba, double wa);
+
+#endif

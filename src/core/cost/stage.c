@@ -1,0 +1,292 @@
+/* stage.c - a pipeline stage's layers, memory and time; which stages are alike (stage.h). */
+#include <string.h>
+
+#include "core/cost/stage.h"
+
+void stage_env_init(stage_env *e, const cost_ctx *x, const layer_cost *kc)
+{
+	const model_t *m = x->m;
+	const strategy_t *s = x->s;
+	const cluster_t *c = x->c;
+	e->x = x;
+	e->kc = kc;
+	e->p = s->pp;
+	e->v = s->vpp;
+	e->mb = strat_microbatches(s);
+	e->dualpipe = s->schedule == SCHED_DUALPIPE;
+	e->dg = dp_groups_of(x);
+	e->sb = mem_state_bytes(s, e->dg.d_dense, e->dg.d_exp);
+	e->pp_l = comm_pp_link(c, s);
+	/* a model whose layers all have the model's width prices every chunk's P2P alike,
+	 * others per chunk at the width of its edges */
+	e->uniform = true;
+	e->unit_params = 0;
+	for (int k = 0; k < m->nkinds; k++) {
+		e->uniform = e->uniform && kc[k].width == m->hidden;
+		if (kc[k].p_dense + kc[k].p_expert > e->unit_params && model_kind_used(m, k))
+			e->unit_params = kc[k].p_dense + kc[k].p_expert;
+	}
+	e->p2p_bytes = x->tok * m->hidden * ACT_BYTES / x->sp_div;
+	e->p2p = e->p > 1 ? comm_p2p(e->pp_l, e->p2p_bytes) : 0;
+	/* DualPipe sends each chunk's activations and gradients while the paired chunk
+	 * computes (DeepSeek-V3 report, sec. 3.2.1: "both all-to-all and PP communication can
+	 * be fully hidden"): a send far shorter than a chunk costs only its `contention` share */
+	e->p2p_seen = e->dualpipe ? c->eff.contention : 1.0;
+	e->vc = vocab_price(x);
+}
+
+/* Width of the larger side of the boundary before layer i (0 when neither side exists). */
+static int edge_width(const model_t *m, int i)
+{
+	int a = i - 1 >= 0 && i - 1 < m->layers ? model_layer_hidden(m, i - 1) : 0;
+	int b = i >= 0 && i < m->layers ? model_layer_hidden(m, i) : 0;
+	return a > b ? a : b;
+}
+
+/* Width of what a pipeline chunk of layers [lo, hi) sends and receives: the activation and
+ * its gradient cross its input edge (unless it starts the model) and its output edge
+ * (unless it ends it). Where the layers on the two sides of an edge differ in width, the
+ * wider side is priced: a projection between widths belongs to the model, as a layer kind
+ * of its own when it is described at all. */
+static double chunk_width(const model_t *m, int lo, int hi)
+{
+	int w = lo > 0 ? edge_width(m, lo) : 0;
+	int o = hi < m->layers ? edge_width(m, hi) : 0;
+	w = o > w ? o : w;
+	return w > 0 ? w : m->hidden;
+}
+
+/* Count layers [lo, hi) into sh by kind and recompute mode. */
+static void count_layers(const model_t *m, const strategy_t *s, int lo, int hi, stage_shape *sh)
+{
+	if (s->nranges == 0) {
+		/* walk the runs that overlap [lo, hi): usually one or two */
+		int start = 0;
+		for (int ri = 0; ri < m->nruns && start < hi; ri++) {
+			int end = start + m->run[ri].count;
+			int a = lo > start ? lo : start, b = hi < end ? hi : end;
+			if (b > a)
+				sh->cnt[m->run[ri].kind][s->recompute] += b - a;
+			start = end;
+		}
+		return;
+	}
+	for (int l = lo; l < hi; l++)
+		sh->cnt[model_layer_kind(m, l)][strat_layer_recompute(s, l < m->layers ? l : m->layers - 1)] += 1;
+}
+
+void stage_shape_of(const stage_env *e, int st, stage_shape *sh)
+{
+	const cost_ctx *x = e->x;
+	const model_t *m = x->m;
+	const strategy_t *s = x->s;
+	for (int k = 0; k < m->nkinds; k++)
+		sh->cnt[k][0] = sh->cnt[k][1] = sh->cnt[k][2] = 0;
+	sh->layers = 0;
+	sh->p2p_sum = sh->pp2 = sh->p2p_max = 0;
+	for (int ch = 0; ch < e->v; ch++) {
+		int lo, n;
+		strat_chunk_span(s, m->layers, ch, st, &lo, &n);
+		int last_chunk = (st == e->p - 1 && ch == e->v - 1);
+		int hi = lo + n + (last_chunk ? m->mtp_layers : 0); /* MTP rides on the last stage */
+		sh->layers += n;
+		count_layers(m, s, lo, hi, sh);
+		if (e->p > 1) { /* one activation send and one gradient send per chunk */
+			double ct = e->p2p;
+			if (!e->uniform) {
+				double cb = x->tok * chunk_width(m, lo, lo + n) * ACT_BYTES / x->sp_div;
+				ct = comm_p2p(e->pp_l, cb);
+				sh->p2p_max = cb > sh->p2p_max ? cb : sh->p2p_max;
+			}
+			ct *= e->p2p_seen;
+			sh->p2p_sum += ct;
+			sh->pp2 += 2 * ct;
+		}
+	}
+}
+
+/* Running sums of a stage's parameters, bytes, seconds and FLOPs. */
+typedef struct {
+	double pd, pe, act_mb, work, fl_model, fl_hw;
+	double f, b, w, rc, comp, tpc, cpc, epc;
+	double wst;             /* widest layer kind (kinds of several widths) */
+	double extra_act;
+} stage_sum;
+
+/* The stage's layers: every per-layer cost is linear in the counts, so each kind adds its
+ * per-layer costs times its count (recompute by mode). The breakdown books recompute
+ * compute under `rc` and its communication under the communication kinds. */
+static void sum_layers(const stage_env *e, const stage_shape *sh, stage_sum *a)
+{
+	const model_t *m = e->x->m;
+	for (int k = 0; k < m->nkinds; k++) {
+		const layer_cost *q = &e->kc[k];
+		const double *cnt = sh->cnt[k];
+		double nk = cnt[0] + cnt[1] + cnt[2];
+		if (nk == 0)
+			continue;
+		a->pd += nk * q->p_dense;
+		a->pe += nk * q->p_expert;
+		for (int mode = 0; mode < RC_COUNT; mode++)
+			a->act_mb += cnt[mode] * q->act[mode];
+		if (q->work > a->work)
+			a->work = q->work;
+		if (cnt[RC_FULL] + cnt[RC_SELECTIVE] > 0 && q->act[RC_NONE] > a->work)
+			a->work = q->act[RC_NONE]; /* a recomputed layer is materialised whole */
+		double rcf = cnt[RC_FULL] * (q->f_comp + q->tp_f + q->cp_f + q->ep_f) + cnt[RC_SELECTIVE] * q->sel_f;
+		a->f += nk * (q->f_comp + q->tp_f + q->cp_f + q->ep_f);
+		a->b += nk * (q->b_in + q->b_w + q->tp_b + q->cp_b + q->ep_b) + rcf;
+		a->w += nk * q->b_w;
+		a->rc += cnt[RC_FULL] * q->f_comp + cnt[RC_SELECTIVE] * q->sel_f;
+		a->comp += nk * (q->f_comp + q->b_in + q->b_w);
+		a->tpc += nk * (q->tp_f + q->tp_b) + cnt[RC_FULL] * q->tp_f;
+		a->cpc += nk * (q->cp_f + q->cp_b) + cnt[RC_FULL] * q->cp_f;
+		a->epc += nk * (q->ep_f + q->ep_b) + cnt[RC_FULL] * q->ep_f;
+		a->fl_model += nk * q->flops_model;
+		a->fl_hw += nk * q->flops_model + cnt[RC_FULL] * q->flops_fwd + cnt[RC_SELECTIVE] * q->flops_sel;
+		if (!e->uniform && q->width > a->wst) /* the widest kind sizes the TP workspace */
+			a->wst = q->width;
+	}
+}
+
+/* First stage: embedding; last stage: LM head(s), loss, final norm; DualPipe: each device
+ * also holds the mirrored stage's parameters. */
+static void add_ends(const stage_env *e, int st, stage_sum *a)
+{
+	const model_t *m = e->x->m;
+	const vocab_cost *vc = &e->vc;
+	if (st == 0) {
+		a->pd += vc->params;
+		a->f += vc->emb_f + vc->tp_head;
+		a->b += vc->emb_b;
+		a->comp += vc->emb_f + vc->emb_b;
+		a->tpc += vc->tp_head;
+		a->extra_act += vc->emb_act;
+	}
+	if (st == e->p - 1) {
+		if (!m->tied || e->p > 1 || e->dualpipe)
+			a->pd += vc->params;
+		int heads = vc->heads; /* each MTP module reuses the output head */
+		a->f += heads * (vc->head_f + vc->tp_head);
+		a->b += heads * (vc->head_b + vc->tp_head);
+		a->w += heads * vc->head_mm;
+		a->comp += heads * (vc->head_f + vc->head_b);
+		a->tpc += 2 * heads * vc->tp_head;
+		a->fl_model += heads * 3 * vc->head_fl;
+		a->fl_hw += heads * 3 * vc->head_fl;
+	}
+	if (e->dualpipe) {
+		a->pd *= 2;
+		a->pe *= 2;
+	}
+}
+
+void stage_price(const stage_env *e, int st, const stage_shape *sh, stage_cost *o)
+{
+	const cost_ctx *x = e->x;
+	const strategy_t *s = x->s;
+	double h = x->m->hidden;
+	stage_sum a;
+	memset(&a, 0, sizeof a);
+	a.f = a.b = sh->p2p_sum;
+	sum_layers(e, sh, &a);
+	add_ends(e, st, &a);
+	memset(o, 0, sizeof *o);
+	eval_mem *me = &o->mem;
+	me->layers = sh->layers;
+	me->weights = a.pd * e->sb.wb + a.pe * e->sb.wbe;
+	me->grads = a.pd * e->sb.gb + a.pe * e->sb.gbe;
+	me->optimizer = a.pd * e->sb.ob + a.pe * e->sb.obe;
+	/* the embedding and the head work at the model's width, and so does a stage without
+	 * layers */
+	double tp_w = h, p2p_buf = e->p2p_bytes;
+	if (!e->uniform) {
+		tp_w = (st == 0 || st == e->p - 1 || a.wst == 0) && h > a.wst ? h : a.wst;
+		p2p_buf = sh->p2p_max;
+	}
+	me->buffers = mem_buffers(x, a.work, tp_w, p2p_buf, e->unit_params);
+	o->act_mb = a.act_mb;
+	o->extra_act = a.extra_act;
+	/* ZeRO-3: parameters gathered and gradients reduce-scattered on every micro-batch */
+	double zf = 0, zb = 0;
+	if (s->zero == 3)
+		dp_zero3(x, &e->dg, a.pd, a.pe, sh->layers, a.f, a.b, &zf, &zb);
+	eval_stage_time *tt = &o->tt;
+	tt->fwd = a.f + zf;
+	tt->bwd = a.b + zb;
+	tt->wgrad = a.w;
+	tt->recompute = a.rc;
+	tt->compute = a.comp;
+	tt->tp = a.tpc;
+	tt->cp = a.cpc;
+	tt->ep = a.epc;
+	tt->pp = sh->pp2;
+	tt->dp_exposed = zf + zb; /* ZeRO-3 exposure per micro-batch, already inside f and b */
+	tt->optimizer = dp_optimizer(x, &e->dg, a.pd, a.pe);
+	o->t_dp = s->zero < 3 ? dp_sync(x, &e->dg, a.pd, a.pe) : 0;
+	o->fl_model = a.fl_model;
+	o->fl_hw = a.fl_hw;
+}
+
+/* The chunk (index v*pp + stage) holding layer l under the even split of strat_chunk_span:
+ * chunks before `fe` hold base layers, the next rem hold base + 1, the rest base. */
+static int chunk_of_layer(int l, int layers, int nch)
+{
+	int base = layers / nch, rem = layers % nch;
+	int fe = rem <= nch - 2 ? 1 : 0;
+	long a = (long)fe * base;
+	if (l < a)
+		return l / base;
+	long b = a + (long)rem * (base + 1);
+	if (l < b)
+		return fe + (int)((l - a) / (base + 1));
+	return fe + rem + (int)((l - b) / base);
+}
+
+/* Mark the stages around a boundary before layer b (a change of layer kind or of recompute
+ * mode): the stages holding layers b-1 and b differ from their neighbours. */
+static void mark_boundary(const strategy_t *s, int layers, int b, uint8_t *start)
+{
+	int nch = s->pp * s->vpp;
+	for (int l = b - 1; l <= b; l++) {
+		if (l < 0 || l >= layers)
+			continue;
+		int st = chunk_of_layer(l, layers, nch) % s->pp;
+		start[st] = 1;
+		if (st + 1 < s->pp)
+			start[st + 1] = 1;
+	}
+}
+
+/* Between two marked stages, each chunk row v of consecutive stages moves through layers
+ * with no boundary inside or at its edges, and every row's chunk size is constant: the
+ * stages hold the same counts of each kind and mode, and chunks of the same widths. */
+void stage_starts(const model_t *m, const strategy_t *s, uint8_t *start)
+{
+	int p = s->pp, nch = p * s->vpp, L = m->layers;
+	if (s->nchunks == nch || L < nch) { /* an explicit split: every stage on its own */
+		memset(start, 1, (size_t)p);
+		return;
+	}
+	memset(start, 0, (size_t)p);
+	start[0] = 1;
+	if (p > 1)
+		start[1] = start[p - 1] = 1;
+	/* where the chunk size changes (strat_chunk_span's remainder) */
+	int rem = L % nch, fe = rem <= nch - 2 ? 1 : 0;
+	start[fe % p] = 1;
+	if (fe + rem < nch)
+		start[(fe + rem) % p] = 1;
+	/* layer-kind runs of the main model, then recompute ranges */
+	int b = 0;
+	for (int ri = 0; ri + 1 < m->nruns; ri++) {
+		b += m->run[ri].count;
+		if (b >= L)
+			break;
+		mark_boundary(s, L, b, start);
+	}
+	for (int i = 0; i < s->nranges; i++) {
+		mark_boundary(s, L, s->range[i].lo, start);
+		mark_boundary(s, L, s->range[i].hi, start);
+	}
+}

@@ -1,0 +1,66 @@
+/* stage.h - one pipeline stage: which layers it holds (by kind and recompute mode, over all
+ * of its chunks), its memory by component and its time per micro-batch; and which stages
+ * are alike, so that each distinct stage is priced once.
+ *
+ * A stage's costs are linear in its layer counts, so the layer kinds are priced once per
+ * evaluation (layer.c) and a stage adds them up with its extras: embedding on the first
+ * stage, LM head and loss on the last (vocab.c), P2P sends per chunk, buffers (memory.c),
+ * ZeRO-3 gathers, gradient sync and the optimizer update (dp.c). */
+#ifndef STRATA_CORE_COST_STAGE_H
+#define STRATA_CORE_COST_STAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/cost/dp.h"
+#include "core/cost/layer.h"
+#include "core/cost/memory.h"
+#include "core/cost/vocab.h"
+#include "core/evaluate.h"
+
+/* What every stage of one evaluation is priced with (stage_env_init). */
+typedef struct {
+	const cost_ctx *x;
+	const layer_cost *kc;   /* per layer kind */
+	int p, v, mb;
+	bool uniform;           /* every layer kind has the model's width */
+	bool dualpipe;
+	mem_state sb;
+	dp_groups dg;
+	comm_link pp_l;
+	double p2p_bytes;       /* one P2P message at the model's width */
+	double p2p;             /* its seconds (0 without a pipeline) */
+	double p2p_seen;        /* share of a P2P send that shows (DualPipe hides it) */
+	vocab_cost vc;
+	double unit_params;     /* FSDP's unit: the largest used layer kind's parameters */
+} stage_env;
+
+/* What a stage holds. */
+typedef struct {
+	double cnt[MODEL_MAX_KINDS][RC_COUNT]; /* layers by kind and recompute mode, all chunks */
+	int layers;             /* transformer layers (MTP modules excluded) */
+	double p2p_sum;         /* seconds of one send per chunk, summed in chunk order */
+	double pp2;             /* the same, two sends per chunk */
+	double p2p_max;         /* bytes of its largest P2P message (kinds of several widths) */
+} stage_shape;
+
+/* A priced stage, before its in-flight micro-batches are known. */
+typedef struct {
+	eval_mem mem;           /* activations and total unset */
+	eval_stage_time tt;
+	double act_mb, extra_act; /* bytes per micro-batch: its layers; its embedding extras */
+	double fl_model, fl_hw; /* FLOPs per micro-batch */
+	double t_dp;            /* once-per-step gradient sync seconds (ZeRO 0-2) */
+} stage_cost;
+
+/* Fill e for the context's evaluation, with the layer-kind costs kc. */
+void stage_env_init(stage_env *e, const cost_ctx *x, const layer_cost *kc);
+/* The layers and P2P sends of stage st. */
+void stage_shape_of(const stage_env *e, int st, stage_shape *sh);
+/* Price stage st of shape sh. */
+void stage_price(const stage_env *e, int st, const stage_shape *sh, stage_cost *o);
+/* Mark in start[0..p) the stages whose shape may differ from the one before (1); the
+ * others hold exactly what the stage before them holds. */
+void stage_starts(const model_t *m, const strategy_t *s, uint8_t *start);
+
+#endif
