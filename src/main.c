@@ -1,6 +1,5 @@
 /* main.c - command dispatch. */
 #include "cli/cli.h"
-#include "cli/report.h"
 #include "core/evaluate.h"
 #include "tui/tui.h"
 

@@ -4,8 +4,6 @@
 
 #include "io/paths.h"
 #include "io/plan.h"
-#include "io/json.h"
-#include "solve/ilp.h"
 
 #define CLI_MAX_SETS 64
 
@@ -39,8 +37,6 @@ int cmd_presets(int argc, char **argv, const paths_t *paths);
 int cmd_validate(int argc, char **argv, const paths_t *paths);
 int cmd_export(int argc, char **argv, const paths_t *paths);
 int cmd_ilp(int argc, char **argv, const paths_t *paths);
-/* The "ilp" object of `ilp --json` (also what strata.ilp returns to Lua). */
-void cmd_ilp_json(json_w *w, const ilp_result *x);
 int cmd_search(int argc, char **argv, const paths_t *paths);
 int cmd_run(int argc, char **argv, const paths_t *paths);
 

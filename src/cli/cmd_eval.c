@@ -1,6 +1,6 @@
 /* cmd_eval.c - `strata eval`: evaluate one strategy and print the result. */
 #include "cli/cli.h"
-#include "cli/report.h"
+#include "io/report.h"
 #include "core/evaluate.h"
 
 #include <stdio.h>

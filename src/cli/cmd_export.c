@@ -1,7 +1,7 @@
 /* cmd_export.c - `strata export`: write a plan as a Megatron-LM, DeepSpeed or torchtitan
  * launch configuration, to stdout or atomically to a file. */
 #include "cli/cli.h"
-#include "cli/report.h"
+#include "io/report.h"
 #include "core/evaluate.h"
 #include "io/export.h"
 

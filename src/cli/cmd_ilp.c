@@ -1,8 +1,9 @@
 /* cmd_ilp.c - `strata ilp`: the bubble ILP for a plan's macro strategy. Prints the refined
  * split next to the core's even split (table), or the eval JSON plus an "ilp" object. */
 #include "cli/cli.h"
-#include "cli/report.h"
 #include "core/evaluate.h"
+#include "io/report.h"
+#include "script/script.h"
 #include "solve/ilp.h"
 
 #include <math.h>
@@ -12,51 +13,6 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define DEFAULT_LIMIT_MS 60000 /* a batch run never hangs; --time-limit changes it */
-
-void cmd_ilp_json(json_w *w, const ilp_result *x)
-{
-	json_obj_begin(w, "ilp");
-	json_str(w, "status", ilp_status_name(x->status));
-	json_num(w, "solve_ms", x->solve_ms);
-	if (x->why[0])
-		json_str(w, "message", x->why);
-	if (x->have_plan) {
-		json_num(w, "step_s", x->step);
-		json_num(w, "makespan_s", x->makespan);
-		json_num(w, "even_step_s", x->even_step);
-		json_num(w, "speedup", x->speedup);
-		json_num(w, "gap", x->gap);
-		json_obj_begin(w, "bubble");
-		json_num(w, "preparation_s", x->bubble_prep);
-		json_num(w, "imbalance_s", x->bubble_imb);
-		json_num(w, "recompute_s", x->bubble_rc);
-		json_num(w, "useful_s", x->useful);
-		json_obj_end(w);
-		json_arr_begin(w, "stages");
-		for (int s = 0; s < x->stages; s++) {
-			const ilp_stage *t = &x->st[s];
-			json_obj_begin(w, NULL);
-			json_int(w, "stage", s);
-			json_int(w, "layers", t->layers);
-			json_arr_begin(w, "chunk_layers");
-			for (int c = 0; c < x->vpp; c++)
-				json_int(w, NULL, x->chunk_layers[c * x->stages + s]);
-			json_arr_end(w);
-			json_obj_begin(w, "recompute");
-			json_int(w, "none", t->rc[RC_NONE]);
-			json_int(w, "selective", t->rc[RC_SELECTIVE]);
-			json_int(w, "full", t->rc[RC_FULL]);
-			json_obj_end(w);
-			json_num(w, "memory_gib", t->mem / GIB);
-			json_num(w, "fwd_s", t->fwd);
-			json_num(w, "bwd_s", t->bwd);
-			json_num(w, "recompute_s", t->recompute);
-			json_obj_end(w);
-		}
-		json_arr_end(w);
-	}
-	json_obj_end(w);
-}
 
 static void ilp_table(FILE *f, const plan_t *p, const eval_result *ev, const ilp_result *x)
 {
@@ -164,7 +120,7 @@ int cmd_ilp(int argc, char **argv, const paths_t *paths)
 		json_init(&w, stdout, 1);
 		json_obj_begin(&w, NULL);
 		report_json_members(&w, p, ev);
-		cmd_ilp_json(&w, x);
+		scr_ilp_json(&w, x);
 		json_obj_end(&w);
 		json_end(&w);
 	} else if (x->have_plan) {

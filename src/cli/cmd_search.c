@@ -3,7 +3,7 @@
  * `eval --json` object plus "search" and "ilp" objects) or CSV; --compare also ranks the
  * plan's own strategy. */
 #include "cli/cli.h"
-#include "cli/report.h"
+#include "io/report.h"
 #include "core/evaluate.h"
 #include "solve/search.h"
 

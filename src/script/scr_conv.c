@@ -1,11 +1,11 @@
 /* scr_conv.c - Lua values to and from the forms the rest of strata speaks.
  * Tables go to the loaders as JSON text (which libyaml reads), so a Lua model, cluster or
  * strategy gets exactly the key handling and messages of a file; reports come back through
- * the json_w calls of src/cli/report.c (a sink), so a Lua result has exactly the keys of
+ * the json_w calls of src/io/report.c (a sink), so a Lua result has exactly the keys of
  * `eval --json`. Nothing here holds malloc'd memory across a call that may raise: growing
  * text lives in userdata. */
 #include "script/scr_int.h"
-#include "cli/report.h"
+#include "io/report.h"
 
 #include <locale.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * table). Strategy keys go through the plan loader's own key handling as text, so the
  * names, aliases, ranges and messages are those of a plan file. */
 #include "script/scr_int.h"
-#include "cli/report.h"
+#include "io/report.h"
 
 #include <stdlib.h>
 #include <string.h>

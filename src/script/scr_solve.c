@@ -1,10 +1,11 @@
 /* scr_solve.c - the solvers from Lua: strata.ilp (the bubble ILP of src/solve/ilp.h)
- * and strata.search. The solvers are C code that may hold memory, so a Lua error never
+ * and strata.search; and the writer of the "ilp" object, here because script is the
+ * lowest layer that sees both io (json_w) and solve (ilp_result), and `strata ilp --json`
+ * prints the same object. The solvers are C code that may hold memory, so a Lua error never
  * unwinds through them: every Lua object is made before a solve starts, and the solver's
  * own memory is released before the result is turned into tables. */
 #include "script/scr_int.h"
-#include "cli/cli.h"
-#include "cli/report.h"
+#include "io/report.h"
 #include "solve/ilp.h"
 #include "solve/pins.h"
 #include "solve/search.h"
@@ -13,6 +14,53 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+void scr_ilp_json(json_w *w, const ilp_result *x)
+{
+	json_obj_begin(w, "ilp");
+	json_str(w, "status", ilp_status_name(x->status));
+	json_num(w, "solve_ms", x->solve_ms);
+	if (x->why[0])
+		json_str(w, "message", x->why);
+	if (x->have_plan) {
+		json_num(w, "step_s", x->step);
+		json_num(w, "makespan_s", x->makespan);
+		json_num(w, "even_step_s", x->even_step);
+		json_num(w, "speedup", x->speedup);
+		json_num(w, "gap", x->gap);
+		json_obj_begin(w, "bubble");
+		json_num(w, "preparation_s", x->bubble_prep);
+		json_num(w, "imbalance_s", x->bubble_imb);
+		json_num(w, "recompute_s", x->bubble_rc);
+		json_num(w, "useful_s", x->useful);
+		json_obj_end(w);
+		json_arr_begin(w, "stages");
+		for (int s = 0; s < x->stages; s++) {
+			const ilp_stage *t = &x->st[s];
+			json_obj_begin(w, NULL);
+			json_int(w, "stage", s);
+			json_int(w, "layers", t->layers);
+			json_arr_begin(w, "chunk_layers");
+			for (int c = 0; c < x->vpp; c++)
+				json_int(w, NULL, x->chunk_layers[c * x->stages + s]);
+			json_arr_end(w);
+			json_obj_begin(w, "recompute");
+			json_int(w, "none", t->rc[RC_NONE]);
+			json_int(w, "selective", t->rc[RC_SELECTIVE]);
+			json_int(w, "full", t->rc[RC_FULL]);
+			json_obj_end(w);
+			json_num(w, "memory_gib", t->mem / GIB);
+			json_num(w, "fwd_s", t->fwd);
+			json_num(w, "bwd_s", t->bwd);
+			json_num(w, "recompute_s", t->recompute);
+			json_obj_end(w);
+		}
+		json_arr_end(w);
+	}
+	json_obj_end(w);
+}
 
 /* strata.ilp(plan [, {time_limit_ms = N}]) -> the report of `ilp --json` as a table (the
  * plan's evaluation plus an `ilp` object), with `plan` set to the refined plan when the
@@ -56,7 +104,7 @@ static int scr_ilp(lua_State *L)
 	scr_tbuild_init(&b, L, &w);
 	json_obj_begin(&w, NULL);
 	report_json_members(&w, p, ev);
-	cmd_ilp_json(&w, x);
+	scr_ilp_json(&w, x);
 	json_obj_end(&w);
 	if (have) {
 		lua_pushvalue(L, 4);

@@ -10,8 +10,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "io/json.h"
 #include "io/paths.h"
 #include "io/plan.h"
+#include "solve/ilp.h"
 
 /* Defaults stop `while true do end` and an allocation bomb well within a second on a
  * laptop-class core (measured figures in man/strata-lua.7). */
@@ -60,5 +62,7 @@ int scr_run_file(const scr_env *env, const char *path, int argc, char **argv, sc
 /* Run recipe text; name appears in messages ("name:line:"). Returns o->rc. */
 int scr_run_string(const scr_env *env, const char *text, const char *name, int argc, char **argv,
 		scr_outcome *o);
+/* The "ilp" object of strata.ilp and of `strata ilp --json` (one writer, so the keys agree). */
+void scr_ilp_json(json_w *w, const ilp_result *x);
 
 #endif

@@ -1,7 +1,7 @@
 /* report.h - printing an evaluation as a readable table, JSON (DESIGN.md section 3 keys)
  * or CSV. */
-#ifndef STRATA_CLI_REPORT_H
-#define STRATA_CLI_REPORT_H
+#ifndef STRATA_IO_REPORT_H
+#define STRATA_IO_REPORT_H
 
 #include <stdio.h>
 #include "core/evaluate.h"

@@ -1,5 +1,5 @@
 /* report.c - table, JSON and CSV views of an evaluation. No formula lives here. */
-#include "cli/report.h"
+#include "io/report.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
