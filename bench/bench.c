@@ -95,6 +95,17 @@ int main(int argc, char **argv)
 			"strategy: {tp: 1, pp: 16, ep: 64, sp: false, zero: 1, micro_batch: 1, global_batch: 15360,\n"
 			"           seq_length: 4096, recompute: none, schedule: dualpipe}\n",
 			&paths, &sink);
+	/* flat in pp: the same job with 1, 8 and 80 pipeline stages (one layer per stage) */
+	static const int pps[] = {1, 8, 80};
+	for (size_t i = 0; i < sizeof pps / sizeof pps[0]; i++) {
+		char name[64], text[512];
+		snprintf(name, sizeof name, "llama3-70b_1280xh100_pp%d", pps[i]);
+		snprintf(text, sizeof text,
+				"model: llama3-70b\ncluster: dgx-h100\ndevices: 1280\n"
+				"strategy: {tp: 8, pp: %d, sp: true, zero: 1, micro_batch: 1, global_batch: 1280,\n"
+				"           seq_length: 8192, recompute: selective, schedule: 1f1b}\n", pps[i]);
+		rc |= bench_plan(name, text, &paths, &sink);
+	}
 	rc |= bench_ilp(&paths);
 	rc |= bench_tui(&paths);
 	rc |= bench_lua(&paths);

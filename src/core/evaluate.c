@@ -120,8 +120,33 @@ static void compose_step(const stage_env *e, const stage_totals *t, int devices,
 	r->hfu = r->hw_flops / (r->step * devices * x->peak16);
 }
 
+void eval_kinds_get(const model_t *m, const cluster_t *c, const strategy_t *s, eval_kinds *k)
+{
+	cost_ctx x;
+	ctx_init(&x, m, c, s);
+	k->nkinds = m->nkinds;
+	for (int i = 0; i < m->nkinds; i++)
+		layer_price(&x, i, &k->kc[i]);
+}
+
+int eval_kinds_same(const strategy_t *a, const strategy_t *b)
+{
+	return a->tp == b->tp && a->cp == b->cp && a->ep == b->ep && a->etp == b->etp &&
+		a->micro_batch == b->micro_batch && a->seq == b->seq && a->sp == b->sp && a->flash == b->flash &&
+		a->tp_overlap == b->tp_overlap && a->cp_kind == b->cp_kind && a->precision == b->precision &&
+		a->rc_modules == b->rc_modules && a->moe_cf == b->moe_cf &&
+		strat_framework(a) == strat_framework(b) &&
+		(a->schedule == SCHED_DUALPIPE) == (b->schedule == SCHED_DUALPIPE);
+}
+
 int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t *s,
 		double budget_gib, eval_result *r)
+{
+	return eval_run_kinds(m, c, devices, s, budget_gib, NULL, r);
+}
+
+int eval_run_kinds(const model_t *m, const cluster_t *c, int devices, const strategy_t *s,
+		double budget_gib, const eval_kinds *k, eval_result *r)
 {
 	r->valid = 0;
 	r->why[0] = 0;
@@ -131,9 +156,14 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 		return reject(r, "more pipeline stages than the evaluator supports (256)");
 	cost_ctx x;
 	ctx_init(&x, m, c, s);
-	layer_cost kc[MODEL_MAX_KINDS];
-	for (int k = 0; k < m->nkinds; k++)
-		layer_price(&x, k, &kc[k]);
+	eval_kinds own;
+	if (!k || k->nkinds != m->nkinds) {
+		own.nkinds = m->nkinds;
+		for (int i = 0; i < m->nkinds; i++)
+			layer_price(&x, i, &own.kc[i]);
+		k = &own;
+	}
+	const layer_cost *kc = k->kc;
 	stage_env e;
 	stage_env_init(&e, &x, kc);
 	r->stages = e.p;
@@ -157,9 +187,9 @@ int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t
 	}
 	compose_step(&e, &t, devices, r);
 	double per_kind[MODEL_MAX_KINDS], active[MODEL_MAX_KINDS];
-	for (int k = 0; k < m->nkinds; k++) {
-		per_kind[k] = kc[k].params;
-		active[k] = kc[k].params_active;
+	for (int i = 0; i < m->nkinds; i++) {
+		per_kind[i] = kc[i].params;
+		active[i] = kc[i].params_active;
 	}
 	r->params_total = model_sum_runs(m, per_kind, true);
 	r->params_active = model_sum_runs(m, active, false);

@@ -6,6 +6,7 @@
 #include "core/model.h"
 #include "core/cluster.h"
 #include "core/strategy.h"
+#include "core/cost/layer.h"
 
 #define EVAL_MAX_STAGES 256
 
@@ -46,6 +47,24 @@ typedef struct {
  * Returns 0 when evaluated (fits may still be 0), -1 when the strategy is invalid. */
 int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t *s,
 		double budget_gib, eval_result *r);
+
+/* The layer-kind costs of a strategy: the part of eval_run that depends on neither the
+ * device split (dp, pp, vpp), the batch, the recompute mode, the layer split, the ZeRO level
+ * (but through the framework it implies) nor the schedule (but DualPipe). The search prices
+ * them once per eval_kinds_same class and reuses them across device splits. */
+typedef struct {
+	int nkinds;
+	layer_cost kc[MODEL_MAX_KINDS];
+} eval_kinds;
+
+/* Price the layer kinds of s into k. */
+void eval_kinds_get(const model_t *m, const cluster_t *c, const strategy_t *s, eval_kinds *k);
+/* 1 when a and b share their layer-kind costs (every field layer_price reads is equal). */
+int eval_kinds_same(const strategy_t *a, const strategy_t *b);
+/* eval_run with the layer-kind costs k of a strategy that is eval_kinds_same as s (NULL:
+ * priced here): the same result, bit for bit. */
+int eval_run_kinds(const model_t *m, const cluster_t *c, int devices, const strategy_t *s,
+		double budget_gib, const eval_kinds *k, eval_result *r);
 
 /* Activation bytes one layer of kind k keeps per micro-batch on one device under recompute
  * mode `mode` (the per-layer term of Korthikanti et al. 2022); -1 if the strategy is

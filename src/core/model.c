@@ -41,10 +41,9 @@ void model_set_globals(model_t *m, const model_config *c)
 	m->attention_dropout = c->attention_dropout;
 }
 
-int model_from_config(model_t *m, const model_config *c, char *why, size_t whylen)
+/* The sizes every model needs. */
+static int check_sizes(const model_config *c, char *why, size_t whylen)
 {
-	memset(m, 0, sizeof *m);
-	snprintf(m->name, sizeof m->name, "%s", c->name[0] ? c->name : "model");
 	if (c->hidden <= 0)
 		return why_set(why, whylen, "%s must be a positive integer (got %d)", "hidden_size", c->hidden);
 	if (c->layers <= 0 || c->layers > MODEL_MAX_LAYERS)
@@ -61,89 +60,125 @@ int model_from_config(model_t *m, const model_config *c, char *why, size_t whyle
 		return why_set(why, whylen, "%s must be positive (got %d)", "head_dim", hd);
 	if (c->mtp < 0 || c->mtp > 16)
 		return why_set(why, whylen, "%s must be between 0 and 16 (got %d)", "num_nextn_predict_layers", c->mtp);
+	return 0;
+}
 
-	model_set_globals(m, c);
-
+/* The attention every layer shares (GQA/MHA or MLA, a window unless listed per layer). */
+static int base_kind(const model_config *c, layer_kind *base, char *why, size_t whylen)
+{
+	int kv = c->kv_heads > 0 ? c->kv_heads : c->heads;
+	int hd = c->head_dim > 0 ? c->head_dim : c->hidden / c->heads;
 	if (c->window < 0 || c->chunk < 0)
 		return why_set(why, whylen, "%s must be positive (got %d)", c->window < 0 ? "sliding_window" :
 				"attention_chunk_size", c->window < 0 ? c->window : c->chunk);
-	layer_kind base = {0};
+	memset(base, 0, sizeof *base);
 	if (!c->local_listed) {
-		base.window = c->window;
-		base.chunk = c->chunk;
+		base->window = c->window;
+		base->chunk = c->chunk;
 	}
-	base.heads = c->heads;
-	base.kv_heads = kv;
-	base.head_dim = hd;
+	base->heads = c->heads;
+	base->kv_heads = kv;
+	base->head_dim = hd;
 	if (c->kv_lora > 0) {
-		base.attn = ATTN_MLA;
-		base.q_lora = c->q_lora;
-		base.kv_lora = c->kv_lora;
-		base.qk_nope = c->qk_nope;
-		base.qk_rope = c->qk_rope;
-		base.v_head = c->v_head > 0 ? c->v_head : hd;
-		if (base.qk_nope <= 0 || base.qk_rope < 0)
-			return why_set(why, whylen, "%s must be positive for MLA (got %d)", "qk_nope_head_dim", base.qk_nope);
-		base.kv_heads = c->heads;
+		base->attn = ATTN_MLA;
+		base->q_lora = c->q_lora;
+		base->kv_lora = c->kv_lora;
+		base->qk_nope = c->qk_nope;
+		base->qk_rope = c->qk_rope;
+		base->v_head = c->v_head > 0 ? c->v_head : hd;
+		if (base->qk_nope <= 0 || base->qk_rope < 0)
+			return why_set(why, whylen, "%s must be positive for MLA (got %d)", "qk_nope_head_dim", base->qk_nope);
+		base->kv_heads = c->heads;
 	}
-	layer_kind dense = base;
 	if (c->ffn <= 0)
 		return why_set(why, whylen, "%s must be a positive integer (got %d)", "intermediate_size", c->ffn);
+	return 0;
+}
+
+/* Layer l's kind: dense or MoE by the config's rule, a kind of its own with local
+ * attention; -1 (why set) when the kinds run out. */
+static int layer_kind_of(model_t *m, const model_config *c, int l, int moe_kind, char *why, size_t whylen)
+{
+	int freq = c->moe_freq > 0 ? c->moe_freq : 1;
+	int first_dense = c->first_k_dense > 0 ? c->first_k_dense : 0;
+	if (first_dense > c->layers)
+		first_dense = c->layers;
+	int k = 0;
+	/* HF/DeepSeek rule: layer l is MoE when l >= first_k_dense_replace and
+	 * l % moe_layer_freq == 0 (phase 0); Qwen2/3-MoE and Llama 4 count from one,
+	 * MoE when (l + 1) % step == 0 (phase step - 1), minus mlp_only_layers; Llama 4's
+	 * moe_layers, when given, lists them outright. */
+	bool listed = c->list[l / 8] >> (l % 8) & 1;
+	bool is_moe = c->list_mode == MODEL_LIST_MOE ? listed :
+		l >= first_dense && l % freq == c->moe_phase && !(c->list_mode == MODEL_LIST_DENSE && listed);
+	if (moe_kind >= 0 && is_moe)
+		k = moe_kind;
+	if (c->local_listed && (c->local[l / 8] >> (l % 8) & 1) && (c->window > 0 || c->chunk > 0)) {
+		/* the same layer with local attention: a kind of its own */
+		layer_kind t = m->kind[k];
+		t.window = c->window;
+		t.chunk = c->chunk;
+		int j;
+		for (j = 0; j < m->nkinds && !model_kind_equal(&m->kind[j], &t); j++)
+			;
+		if (j == m->nkinds) {
+			if (m->nkinds >= MODEL_MAX_KINDS)
+				return why_set(why, whylen, "model: more than %d layer shapes", MODEL_MAX_KINDS);
+			m->kind[m->nkinds++] = t;
+		}
+		k = j;
+	}
+	return k;
+}
+
+/* The dense kind, the MoE kind (index 1) when the model has experts; *moe_kind. */
+static int dense_and_moe(model_t *m, const model_config *c, const layer_kind *base, int *moe_kind, char *why,
+		size_t whylen)
+{
+	layer_kind dense = *base;
 	dense.ffn = c->ffn;
 	m->kind[0] = dense;
 	m->nkinds = 1;
-
-	int moe_kind = -1;
+	*moe_kind = -1;
 	if (c->experts > 0) {
 		if (c->topk <= 0 || c->topk > c->experts)
 			return why_set(why, whylen, "%s must be between 1 and the number of experts (got %d)",
 					"num_experts_per_tok", c->topk);
-		layer_kind moe = base;
+		layer_kind moe = *base;
 		moe.experts = c->experts;
 		moe.topk = c->topk;
 		moe.expert_ffn = c->moe_ffn > 0 ? c->moe_ffn : c->ffn;
 		moe.shared = c->shared > 0 ? c->shared : 0;
 		m->kind[1] = moe;
 		m->nkinds = 2;
-		moe_kind = 1;
+		*moe_kind = 1;
 	}
 	int freq = c->moe_freq > 0 ? c->moe_freq : 1;
 	if (c->moe_phase < 0 || c->moe_phase >= freq)
 		return why_set(why, whylen, "the MoE layer phase %d must be below the MoE layer step %d", c->moe_phase, freq);
-	int first_dense = c->first_k_dense > 0 ? c->first_k_dense : 0;
-	if (first_dense > c->layers)
-		first_dense = c->layers;
 	if (c->list_mode != MODEL_LIST_NONE)
 		for (int l = c->layers; l < MODEL_MAX_LAYERS; l++)
 			if (c->list[l / 8] >> (l % 8) & 1)
 				return why_set(why, whylen, "%s names layer %d of a %d-layer model",
 						c->list_mode == MODEL_LIST_MOE ? "moe_layers" : "mlp_only_layers", l, c->layers);
+	return 0;
+}
+
+int model_from_config(model_t *m, const model_config *c, char *why, size_t whylen)
+{
+	memset(m, 0, sizeof *m);
+	snprintf(m->name, sizeof m->name, "%s", c->name[0] ? c->name : "model");
+	if (check_sizes(c, why, whylen))
+		return -1;
+	model_set_globals(m, c);
+	layer_kind base;
+	int moe_kind;
+	if (base_kind(c, &base, why, whylen) || dense_and_moe(m, c, &base, &moe_kind, why, whylen))
+		return -1;
 	for (int l = 0; l < c->layers; l++) {
-		int k = 0;
-		/* HF/DeepSeek rule: layer l is MoE when l >= first_k_dense_replace and
-		 * l % moe_layer_freq == 0 (phase 0); Qwen2/3-MoE and Llama 4 count from one,
-		 * MoE when (l + 1) % step == 0 (phase step - 1), minus mlp_only_layers; Llama 4's
-		 * moe_layers, when given, lists them outright. */
-		bool listed = c->list[l / 8] >> (l % 8) & 1;
-		bool is_moe = c->list_mode == MODEL_LIST_MOE ? listed :
-			l >= first_dense && l % freq == c->moe_phase && !(c->list_mode == MODEL_LIST_DENSE && listed);
-		if (moe_kind >= 0 && is_moe)
-			k = moe_kind;
-		if (c->local_listed && (c->local[l / 8] >> (l % 8) & 1) && (c->window > 0 || c->chunk > 0)) {
-			/* the same layer with local attention: a kind of its own */
-			layer_kind t = m->kind[k];
-			t.window = c->window;
-			t.chunk = c->chunk;
-			int j;
-			for (j = 0; j < m->nkinds && !model_kind_equal(&m->kind[j], &t); j++)
-				;
-			if (j == m->nkinds) {
-				if (m->nkinds >= MODEL_MAX_KINDS)
-					return why_set(why, whylen, "model: more than %d layer shapes", MODEL_MAX_KINDS);
-				m->kind[m->nkinds++] = t;
-			}
-			k = j;
-		}
+		int k = layer_kind_of(m, c, l, moe_kind, why, whylen);
+		if (k < 0)
+			return -1;
 		if (model_append(m, k, 1))
 			return why_set(why, whylen, "%s: too many alternating layer runs (%d)", "model", MODEL_MAX_RUNS);
 	}

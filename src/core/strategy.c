@@ -167,8 +167,8 @@ void strat_chunk_span(const strategy_t *s, int layers, int v, int stage, int *lo
 	*n = base + (c >= first_extra && c < first_extra + rem ? 1 : 0);
 }
 
-int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, int devices,
-		char *why, size_t n)
+/* Degrees, ZeRO level and the device product. */
+static int check_degrees(const strategy_t *s, int devices, char *why, size_t n)
 {
 	struct { const char *name; int v; } deg[] = {
 		{"dp", s->dp}, {"tp", s->tp}, {"pp", s->pp}, {"vpp", s->vpp}, {"cp", s->cp},
@@ -186,6 +186,12 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 	if (prod != devices)
 		return why_set(why, n, "dp*tp*pp*cp = %d*%d*%d*%d = %lld does not equal %d devices",
 				s->dp, s->tp, s->pp, s->cp, prod, devices);
+	return 0;
+}
+
+/* Heads over TP and Ulysses CP, the sequence over CP and SP. */
+static int check_split(const strategy_t *s, const model_t *m, char *why, size_t n)
+{
 	/* every layer kind must split over TP and Ulysses CP, not only the first (a VLM's
 	 * encoder and decoder differ in heads) */
 	for (int k = 0; k < m->nkinds; k++) {
@@ -208,11 +214,16 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 	if (s->sp && s->tp > 1 && (s->seq / s->cp) % s->tp)
 		return why_set(why, n, "sequence parallelism needs seq/cp = %d divisible by tp=%d",
 				s->seq / s->cp, s->tp);
+	return 0;
+}
+
+/* The batch over DP, the experts over EP and ETP. */
+static int check_batch_experts(const strategy_t *s, const model_t *m, char *why, size_t n)
+{
 	long long per = (long long)s->dp * s->micro_batch;
 	if (s->global_batch % per)
 		return why_set(why, n, "global_batch=%d is not divisible by dp*micro_batch = %d*%d = %lld",
 				s->global_batch, s->dp, s->micro_batch, per);
-	int mb = strat_microbatches(s);
 	int moe_experts = 0;
 	for (int k = 0; k < m->nkinds; k++) {
 		if (m->kind[k].experts > moe_experts)
@@ -228,6 +239,13 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 			return why_set(why, n, "ep*etp = %d*%d must divide dp*cp*tp = %lld (expert parallelism is carved out of the data, context and tensor ranks)",
 					s->ep, s->etp, edp);
 	}
+	return 0;
+}
+
+/* Virtual stages, schedules and the layer split over the pipeline. */
+static int check_pipeline(const strategy_t *s, const model_t *m, char *why, size_t n)
+{
+	int mb = strat_microbatches(s);
 	if (s->pp == 1 && s->vpp > 1)
 		return why_set(why, n, "vpp=%d needs pp > 1", s->vpp);
 	if (s->vpp > 1 && s->schedule != SCHED_INTERLEAVED)
@@ -260,6 +278,12 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 		if (sum != m->layers)
 			return why_set(why, n, "stage layer counts sum to %d, the model has %d layers", sum, m->layers);
 	}
+	return 0;
+}
+
+/* Precision on the device, value ranges of the enums, capacity factor and ranges. */
+static int check_values(const strategy_t *s, const model_t *m, const cluster_t *c, char *why, size_t n)
+{
 	if (s->precision >= PREC_COUNT || c->peak_tflops[s->precision] <= 0)
 		return why_set(why, n, "%s is not supported by %s (no %s peak in the cluster file)",
 				strat_precision_name(s->precision), c->device, strat_precision_name(s->precision));
@@ -272,5 +296,14 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 		if (s->range[i].lo < 0 || s->range[i].hi > m->layers || s->range[i].lo >= s->range[i].hi)
 			return why_set(why, n, "recompute range [%d:%d] is outside the %d layers", s->range[i].lo,
 					s->range[i].hi, m->layers);
+	return 0;
+}
+
+int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, int devices,
+		char *why, size_t n)
+{
+	if (check_degrees(s, devices, why, n) || check_split(s, m, why, n) || check_batch_experts(s, m, why, n) ||
+			check_pipeline(s, m, why, n) || check_values(s, m, c, why, n))
+		return -1;
 	return 0;
 }

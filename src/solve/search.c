@@ -116,7 +116,11 @@ static int outer(search_space *sp, int nthreads, search_result *r, search_cand *
 		w[i].heap.c = malloc((size_t)w[i].heap.cap * sizeof *w[i].heap.c);
 		w[i].unit_best.c = malloc((size_t)sp->pool * sizeof *w[i].unit_best.c);
 		w[i].col = malloc(4 * SEARCH_MAX_DIV * sizeof *w[i].col);
-		if (!w[i].r || !w[i].heap.c || !w[i].unit_best.c || !w[i].col)
+		w[i].kinds = malloc(SEARCH_KINDS * sizeof *w[i].kinds);
+		w[i].kinds_s = malloc(SEARCH_KINDS * sizeof *w[i].kinds_s);
+		w[i].kinds_ok = calloc(SEARCH_KINDS, 1);
+		if (!w[i].r || !w[i].heap.c || !w[i].unit_best.c || !w[i].col || !w[i].kinds || !w[i].kinds_s ||
+				!w[i].kinds_ok)
 			goto done;
 	}
 	/* Three rounds, each with the threshold the rounds before left: a sample of every
@@ -199,6 +203,9 @@ done:
 		free(w[i].heap.c);
 		free(w[i].unit_best.c);
 		free(w[i].col);
+		free(w[i].kinds);
+		free(w[i].kinds_s);
+		free(w[i].kinds_ok);
 	}
 	free(w);
 	free(tid);

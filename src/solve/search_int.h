@@ -27,6 +27,7 @@ typedef struct {
 	long long leaves;          /* strategies below it before those checks */
 } search_unit;
 
+#define SEARCH_KINDS 256   /* entries of a worker's layer-kind cost cache (a power of 2) */
 #define SEARCH_WHY 320     /* bytes of a reason, as search_result.why */
 #define SEARCH_MAX_DIV 2048 /* no number below 2^30 has more than 1344 divisors */
 
@@ -87,6 +88,9 @@ typedef struct {
 	double least_peak;         /* bytes, 0 when none */
 	strategy_t least_s;
 	eval_result *r;
+	eval_kinds *kinds;         /* layer-kind costs by eval_kinds_same class (search_eval) */
+	strategy_t *kinds_s;       /* the strategy each entry was priced for */
+	unsigned char *kinds_ok;   /* entry filled */
 	int caller;                /* runs on the caller's thread: reports progress */
 } search_worker;
 

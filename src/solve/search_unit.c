@@ -35,6 +35,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* eval_run with the layer-kind costs priced once per eval_kinds_same class: they depend on
+ * neither dp, pp, vpp, recompute nor (but through the framework and DualPipe) ZeRO and the
+ * schedule, so every device split and schedule of a (tp, cp, ep, etp, micro-batch, sp, ...)
+ * reuses them. A direct-mapped cache per worker; the result is eval_run's, bit for bit. */
+static int search_eval(search_worker *w, const strategy_t *s, eval_result *r)
+{
+	const search_job *j = w->sp->job;
+	unsigned h = (unsigned)s->tp * 73856093u ^ (unsigned)s->cp * 19349663u ^ (unsigned)s->ep * 83492791u ^
+		(unsigned)s->etp * 2654435761u ^ (unsigned)s->micro_batch * 40503u ^ (unsigned)s->seq * 97u ^
+		(unsigned)(s->sp | s->flash << 1 | s->tp_overlap << 2 | s->cp_kind << 3) * 1181783497u ^
+		(unsigned)(s->precision | strat_framework(s) << 2 | (s->schedule == SCHED_DUALPIPE) << 4) * 3266489917u ^
+		(unsigned)s->rc_modules * 668265263u;
+	h = (h ^ h >> 15) & (SEARCH_KINDS - 1);
+	if (!w->kinds_ok[h] || !eval_kinds_same(&w->kinds_s[h], s)) {
+		eval_kinds_get(j->model, j->cluster, s, &w->kinds[h]);
+		w->kinds_s[h] = *s;
+		w->kinds_ok[h] = 1;
+	}
+	return eval_run_kinds(j->model, j->cluster, j->devices, s, w->sp->budget_gib, &w->kinds[h], r);
+}
+
 static double static_bytes(const eval_mem *m) { return m->weights + m->grads + m->optimizer; }
 
 /* The strategy of a unit with its degrees filled in. */
@@ -221,7 +242,7 @@ static void sample_unit(search_worker *w, const search_unit *u, int ui)
 				return;
 			if (!keep)
 				continue;
-			int rc = eval_run(j->model, j->cluster, j->devices, &s, sp->budget_gib, w->r);
+			int rc = search_eval(w, &s, w->r);
 			if (rc == 0)
 				tried += ir == 0;
 			if (rc == 0 && w->r->fits) {
@@ -262,7 +283,7 @@ static int score(search_worker *w, const strategy_t *s, int ui, int *zero_checke
 		w->filtered++;
 		return 0;
 	}
-	if (eval_run(j->model, j->cluster, j->devices, s, sp->budget_gib, r)) {
+	if (search_eval(w, s, r)) {
 		search_note_why(w->why, &w->why_s, &w->have_why, r->why, s);
 		return 0;
 	}

@@ -28,6 +28,40 @@
 static paths_t paths;
 static eval_result res;
 static eval_costs costs;
+static eval_result res2;
+static void h_result(uint64_t *h, const eval_result *r);
+static eval_kinds kinds;
+static long kinds_checked, kinds_differ;
+
+/* The layer-kind costs priced for another strategy of the same eval_kinds_same class (a
+ * different device split, batch, recompute, ZeRO level within the framework, schedule but
+ * DualPipe) give eval_run's result bit for bit (what the search's cache relies on). */
+static void check_kinds_reuse(const model_t *m, const cluster_t *c, int dev, const strategy_t *s, double budget)
+{
+	strategy_t o = *s;
+	o.dp = s->dp * 2;
+	o.pp = s->pp > 1 ? 1 : 4;
+	o.vpp = 1;
+	o.global_batch = s->global_batch * 3;
+	o.recompute = (uint8_t)((s->recompute + 1) % RC_COUNT);
+	o.nranges = 0;
+	o.nchunks = 0;
+	o.vocab_parallel = !s->vocab_parallel;
+	if (s->schedule != SCHED_DUALPIPE)
+		o.schedule = s->schedule == SCHED_1F1B ? SCHED_ZBH1 : SCHED_1F1B;
+	if (strat_framework(s) == FW_MEGATRON && s->zero < 3)
+		o.zero = (s->zero + 1) % 3;
+	if (!eval_kinds_same(s, &o))
+		return;
+	eval_kinds_get(m, c, &o, &kinds);
+	eval_run_kinds(m, c, dev, s, budget, &kinds, &res2);
+	uint64_t a = 1469598103934665603ULL, b = a;
+	h_result(&a, &res);
+	h_result(&b, &res2);
+	kinds_checked++;
+	kinds_differ += a != b;
+}
+
 /* FNV-1a over bytes. */
 static void h_bytes(uint64_t *h, const void *p, size_t n)
 {
@@ -212,8 +246,10 @@ static void run_pair(const model_t *m, const cluster_t *c, const char mname[128]
 		eval_run(m, c, dev, &s, budget, &res);
 		h_result(&h, &res);
 		valid += res.valid;
-		if (res.valid)
+		if (res.valid) {
 			h_timeline(&h, &res, s.schedule, s.vpp);
+			check_kinds_reuse(m, c, dev, &s, budget);
+		}
 		char why[256] = "";
 		memset(&costs, 0, sizeof costs);
 		int rc = eval_costs_get(m, c, dev, &s, budget, &costs, why, sizeof why);
@@ -313,6 +349,10 @@ int main(void)
 	}
 	CHECK(total_valid > nrows * SAMPLES / 20, check_fmt("golden bits: %d of %d sampled strategies valid",
 			total_valid, nrows * SAMPLES));
+
+	CHECK(kinds_checked > 10000 && kinds_differ == 0,
+			check_fmt("eval_run_kinds: %ld results priced with another strategy's layer-kind costs are "
+				"eval_run's bit for bit (%ld differ)", kinds_checked, kinds_differ));
 
 	const char *w = getenv("STRATA_GOLDEN_WRITE");
 	if (w && *w) {
