@@ -16,7 +16,7 @@
 #   Compile-time     -DSTRATA_DATADIR="$(PREFIX)/share/strata" (installed data)
 #
 # Targets: all (default), deps, run, test, bench, check-sanitize, install,
-#          uninstall, clean.   Knobs: V=1 (show commands), SANITIZE=1,
+#          uninstall, clean.   Knobs: V=1 (show commands), SANITIZE=1, LTO= (off),
 #          CFLAGS, LDFLAGS, CPPFLAGS, PREFIX, DESTDIR, STRATA_NO_DEPS=1, ARGS
 #          (arguments for `make run`).
 
@@ -46,6 +46,19 @@ BUILD    ?= build
 SANFLAGS :=
 endif
 
+# Link-time optimisation in the normal build with GCC: the cost model is split into small
+# modules (src/core/cost) whose helpers run once per layer kind and stage, and LTO inlines
+# them across files (make bench: about 10 % more evaluations per second). LTO= turns it off;
+# the sanitizer and fuzz builds never use it. It needs gcc-ar to index the archive. Objects
+# are fat (machine code too), so only the binary and the benchmark link with LTO and the
+# test programs link as fast as without.
+ifeq ($(FUZZER)$(SANITIZE)$(origin LTO),undefined)
+LTO := $(shell $(CC) -v 2>&1 | grep -q '^gcc version' && command -v gcc-ar >/dev/null 2>&1 && echo -flto=auto)
+endif
+ifneq ($(strip $(LTO)),)
+AR := gcc-ar
+endif
+
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/strata
@@ -67,7 +80,7 @@ GLPK_LIBS     := -lglpk
 
 ALL_CPPFLAGS = -Isrc $(YAML_CFLAGS) $(LUA_CFLAGS) $(CURSES_CFLAGS) \
                -DSTRATA_DATADIR='"$(DATADIR)"' $(CPPFLAGS)
-ALL_CFLAGS   = $(CSTD) $(CFLAGS) $(SANFLAGS) -MMD -MP
+ALL_CFLAGS   = $(CSTD) $(CFLAGS) $(if $(strip $(LTO)),$(LTO) -ffat-lto-objects) $(SANFLAGS) -MMD -MP
 ALL_LDFLAGS  = $(SANFLAGS) $(LDFLAGS)
 LIBS         = $(YAML_LIBS) $(GLPK_LIBS) $(LUA_LIBS) $(CURSES_LIBS) -lm -lpthread
 
@@ -195,7 +208,7 @@ $(LIB): $(LIB_OBJS) $(OBJLIST)
 
 $(STRATA): $(MAIN_OBJ) $(LIB)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(MAIN_OBJ) $(LIB) $(LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) $(LTO) -o $@ $(MAIN_OBJ) $(LIB) $(LIBS)
 
 $(TEST_BINS): $(BUILD)/tests/%: $(OBJDIR)/tests/unit/%.o $(THELP_OBJS) $(LIB)
 	$(call say,LD,$@)
@@ -204,7 +217,7 @@ $(TEST_BINS): $(BUILD)/tests/%: $(OBJDIR)/tests/unit/%.o $(THELP_OBJS) $(LIB)
 
 $(BUILD)/bench: $(BENCH_OBJS) $(LIB)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(BENCH_OBJS) $(LIB) $(LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) $(LTO) -o $@ $(BENCH_OBJS) $(LIB) $(LIBS)
 
 # Fuzz targets: with FUZZER=1 (clang, `make fuzz`) they link libFuzzer's main; otherwise
 # fuzz/replay.c, which replays the seed corpus and past crashes plus mutants in `make test`.

@@ -175,12 +175,19 @@ int eval_run_kinds(const model_t *m, const cluster_t *c, int devices, const stra
 	uint8_t start[EVAL_MAX_STAGES];
 	stage_starts(m, s, start);
 	stage_totals t = {0, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-	stage_shape sh;
+	stage_shape sh[2];
 	stage_cost sc;
+	int cur = 0, priced = -1; /* sh[cur]: the shape sc prices; priced: its first stage */
 	for (int st = 0; st < e.p; st++) {
 		if (start[st]) {
-			stage_shape_of(&e, st, &sh);
-			stage_price(&e, st, &sh, &sc);
+			/* a marked stage may still hold what the one before holds (the marks are
+			 * conservative): reuse the price unless either is the first or the last */
+			stage_shape_of(&e, st, &sh[!cur]);
+			if (priced < 0 || priced == 0 || st == e.p - 1 || !stage_shape_same(&e, &sh[cur], &sh[!cur])) {
+				cur = !cur;
+				stage_price(&e, st, &sh[cur], &sc);
+				priced = st;
+			}
 			first_of_shape(&e, st, &sc, &t);
 		}
 		place_stage(&e, st, &sc, r, &t);

@@ -57,10 +57,3 @@ double dp_sync_exposed(const cost_ctx *x, double t_dp, int st, double f, double 
 			x->c->eff.contention);
 }
 
-double dp_optimizer(const cost_ctx *x, const dp_groups *g, double pd, double pe)
-{
-	/* fp32 grad, master, Adam m and v read and written, 16-bit copy written, norm for
-	 * clipping */
-	double upd = x->s->zero >= 1 ? pd / g->d_dense + pe / g->d_exp : pd + pe;
-	return compute_elem(x, upd * 34.0);
-}

@@ -13,6 +13,7 @@
 #define STRATA_CORE_COST_DP_H
 
 #include "core/cost/context.h"
+#include "core/cost/compute.h"
 
 /* The data-parallel groups of dense and expert parameters. */
 typedef struct {
@@ -32,6 +33,14 @@ double dp_sync(const cost_ctx *x, const dp_groups *g, double pd, double pe);
  * forward and backward are f and b (later stages finish their backward earlier). */
 double dp_sync_exposed(const cost_ctx *x, double t_dp, int st, double f, double b);
 /* Seconds of the optimizer update of the parameters a device updates. */
-double dp_optimizer(const cost_ctx *x, const dp_groups *g, double pd, double pe);
+static inline double dp_optimizer(const cost_ctx *x, const dp_groups *g, double pd, double pe);
+
+static inline double dp_optimizer(const cost_ctx *x, const dp_groups *g, double pd, double pe)
+{
+	/* fp32 grad, master, Adam m and v read and written, 16-bit copy written, norm for
+	 * clipping */
+	double upd = x->s->zero >= 1 ? pd / g->d_dense + pe / g->d_exp : pd + pe;
+	return compute_elem(x, upd * 34.0);
+}
 
 #endif

@@ -31,6 +31,20 @@ double mem_logit_bytes(const strategy_t *s);
 /* A stage's buffers besides its layers' work: the gathered SP input / TP all-reduce
  * workspace at width tp_w, two P2P messages of p2p_bytes, and FSDP's unsharded units
  * (unit_params: the largest layer's parameters on the device). work is added first. */
-double mem_buffers(const cost_ctx *x, double work, double tp_w, double p2p_bytes, double unit_params);
+static inline double mem_buffers(const cost_ctx *x, double work, double tp_w, double p2p_bytes, double unit_params);
+
+static inline double mem_buffers(const cost_ctx *x, double work, double tp_w, double p2p_bytes, double unit_params)
+{
+	const strategy_t *s = x->s;
+	double buf = work;
+	if (s->tp > 1)
+		buf += x->tok * tp_w * ACT_BYTES; /* gathered SP input / TP all-reduce workspace */
+	if (s->pp > 1)
+		buf += 2 * p2p_bytes;
+	if (s->zero == 3) /* FSDP keeps the current and the prefetched unit unsharded (bf16
+	                   * params and their gradients before reduce-scatter) */
+		buf += unit_params * (2 * 2 + 4);
+	return buf;
+}
 
 #endif

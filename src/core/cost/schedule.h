@@ -17,13 +17,60 @@
 /* The warm-up limit of device d on path (0, or 1 for DualPipe's reverse direction) in
  * chunk-micro-batches: how many forwards it may run ahead of its backwards. chunks is the
  * number of chunks per device the schedule interleaves (vpp for interleaved, else 1). */
-int sched_limit(int schedule, int p, int chunks, int m, int d, int path);
+static inline int sched_limit(int schedule, int p, int chunks, int m, int d, int path);
 /* Micro-batches (in units of one stage's per-micro-batch activations) that stage `stage`
  * holds at its peak under s with m micro-batches per step. */
-double sched_inflight(const strategy_t *s, int stage, int m);
+static inline double sched_inflight(const strategy_t *s, int stage, int m);
 /* The pipeline's warm-up and cool-down idle time: tsum and tmax are the sum and the largest
  * of the stages' per-micro-batch times; fa, ba, wa the mean forward, backward (with wgrad)
  * and weight-gradient times per stage. 0 with one stage. */
 double sched_bubble(const strategy_t *s, double tsum, double tmax, double fa, double ba, double wa);
+
+static inline int sched_limit(int schedule, int p, int chunks, int m, int d, int path)
+{
+	int pos = path == 1 ? p - 1 - d : d; /* position along the path */
+	switch (schedule) {
+	case SCHED_GPIPE:
+		return m * p * chunks;
+	case SCHED_INTERLEAVED:
+		return chunks > 1 ? 2 * (p - d - 1) + (chunks - 1) * p + 1 : p - d;
+	case SCHED_ZBH2:
+		return 2 * (p - pos) - 1;
+	case SCHED_ZBV:
+		return 2 * p;
+	default: /* 1F1B, ZB-H1, each DualPipe direction */
+		return p - pos;
+	}
+}
+
+static inline double sched_inflight(const strategy_t *s, int stage, int m)
+{
+	int p = s->pp, v = s->vpp;
+	double n;
+	switch (s->schedule) {
+	case SCHED_GPIPE:
+		n = m;
+		break;
+	case SCHED_INTERLEAVED: {
+		/* each chunk holds 1/v of the stage's layers, so chunk-micro-batches count 1/v.
+		 * With one chunk per device the interleaved warm-up formula is used as written
+		 * (2(p-s-1) + 1), where the timeline runs plain 1F1B (p - s). */
+		double chunks = v > 1 ? sched_limit(SCHED_INTERLEAVED, p, v, m, stage, 0) : 2.0 * (p - stage - 1) + 1;
+		if (chunks > (double)m * v)
+			chunks = (double)m * v;
+		return chunks / v;
+	}
+	case SCHED_ZBV: /* V-shape: every device peaks at the first stage's 1F1B level */
+		n = sched_limit(SCHED_ZBV, p, 1, m, stage, 0) / 2;
+		break;
+	case SCHED_DUALPIPE: /* both directions' warm-ups: (p - s) + (s + 1) */
+		n = sched_limit(SCHED_DUALPIPE, p, 1, m, stage, 0) + sched_limit(SCHED_DUALPIPE, p, 1, m, stage, 1);
+		break;
+	default: /* 1F1B, ZB-H1 (p - s), ZB-H2 (2(p - s) - 1) */
+		n = sched_limit(s->schedule, p, 1, m, stage, 0);
+		break;
+	}
+	return n < m ? n : m;
+}
 
 #endif

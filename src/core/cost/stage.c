@@ -105,6 +105,17 @@ void stage_shape_of(const stage_env *e, int st, stage_shape *sh)
 	}
 }
 
+bool stage_shape_same(const stage_env *e, const stage_shape *a, const stage_shape *b)
+{
+	if (a->layers != b->layers || a->p2p_sum != b->p2p_sum || a->pp2 != b->pp2 || a->p2p_max != b->p2p_max)
+		return false;
+	for (int k = 0; k < e->x->m->nkinds; k++)
+		for (int mode = 0; mode < RC_COUNT; mode++)
+			if (a->cnt[k][mode] != b->cnt[k][mode])
+				return false;
+	return true;
+}
+
 /* Running sums of a stage's parameters, bytes, seconds and FLOPs. */
 typedef struct {
 	double pd, pe, act_mb, work, fl_model, fl_hw;
@@ -191,9 +202,9 @@ void stage_price(const stage_env *e, int st, const stage_shape *sh, stage_cost *
 	a.f = a.b = sh->p2p_sum;
 	sum_layers(e, sh, &a);
 	add_ends(e, st, &a);
-	memset(o, 0, sizeof *o);
 	eval_mem *me = &o->mem;
 	me->layers = sh->layers;
+	me->inflight = me->activations = me->total = 0; /* the stage's own (place_stage) */
 	me->weights = a.pd * e->sb.wb + a.pe * e->sb.wbe;
 	me->grads = a.pd * e->sb.gb + a.pe * e->sb.gbe;
 	me->optimizer = a.pd * e->sb.ob + a.pe * e->sb.obe;
@@ -264,7 +275,8 @@ static void mark_boundary(const strategy_t *s, int layers, int b, uint8_t *start
 void stage_starts(const model_t *m, const strategy_t *s, uint8_t *start)
 {
 	int p = s->pp, nch = p * s->vpp, L = m->layers;
-	if (s->nchunks == nch || L < nch) { /* an explicit split: every stage on its own */
+	/* one or two stages, or an explicit split: every stage on its own */
+	if (p <= 2 || s->nchunks == nch || L < nch) {
 		memset(start, 1, (size_t)p);
 		return;
 	}

@@ -59,6 +59,8 @@ void stage_env_init(stage_env *e, const cost_ctx *x, const layer_cost *kc);
 void stage_shape_of(const stage_env *e, int st, stage_shape *sh);
 /* Price stage st of shape sh. */
 void stage_price(const stage_env *e, int st, const stage_shape *sh, stage_cost *o);
+/* 1 when stages holding a and b price alike (neither the first nor the last stage). */
+bool stage_shape_same(const stage_env *e, const stage_shape *a, const stage_shape *b);
 /* Mark in start[0..p) the stages whose shape may differ from the one before (1); the
  * others hold exactly what the stage before them holds. */
 void stage_starts(const model_t *m, const strategy_t *s, uint8_t *start);
