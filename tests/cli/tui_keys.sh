@@ -71,16 +71,16 @@ while IFS= read -r names; do
 done < <(sed -n 's/.*, "\([^"]*\)", ACT_[A-Z]*, ".*/\1/p' "$ROOT/src/tui/keys.c")
 n=$(sed -n 's/.*, "\([^"]*\)", ACT_[A-Z]*, ".*/\1/p' "$ROOT/src/tui/keys.c" | wc -l)
 check "?: lists all $n keys of the key table${missing:+ (missing$missing)}" [ -z "$missing" ] && [ "$n" -ge 15 ]
-# the README's key table too: every single key of the table, as `key`
+# the key table of docs/usage.md too: every single key of the table, as `key`
 missing=""
 while IFS= read -r names; do
     IFS=',' read -ra ks <<<"$names"
     for k in "${ks[@]}"; do
         k=${k# }
-        grep -Fq -- "\`$k\`" "$ROOT/README.md" || missing="$missing [$k]"
+        grep -Fq -- "\`$k\`" "$ROOT/docs/usage.md" || missing="$missing [$k]"
     done
 done < <(sed -n 's/.*, "\([^"]*\)", ACT_[A-Z]*, ".*/\1/p' "$ROOT/src/tui/keys.c")
-check "README lists every key of the table${missing:+ (missing$missing)}" [ -z "$missing" ]
+check "docs/usage.md lists every key of the table${missing:+ (missing$missing)}" [ -z "$missing" ]
 keys Escape
 tcheck "help closes" wait_for " Strategy"
 
