@@ -6,7 +6,7 @@
  * projection, K and V from a shared compressed latent (kv_lora) plus a decoupled RoPE key;
  * the up-projections are what Megatron-Core's mla_up_proj recomputation re-runs.
  * Core FLOPs: 2 GEMMs of 2*s*kv*d each per head (QK^T and PV; Narayanan et al. 2021,
- * arXiv 2104.04473), with the attended key length of local attention (context.h). */
+ * arXiv 2104.04473), with the attended key length of local attention (layer.c, kv_len). */
 #include "core/cost/layer.h"
 
 attn_proj attn_project(const cost_ctx *x, const layer_shape *sh)
