@@ -46,17 +46,18 @@ static int reject(eval_result *r, const char *why)
 
 /* Stage st of a priced shape: its in-flight activations, its share of the peak and the
  * step's sums. */
-static void place_stage(const stage_env *e, int st, const stage_cost *sc, eval_result *r, stage_totals *t)
+static void place_stage(const stage_env *e, int st, const stage_cost *restrict sc, eval_result *restrict r,
+		stage_totals *restrict t)
 {
-	eval_mem *me = &r->mem[st];
-	*me = sc->mem;
+	eval_mem me = sc->mem;
 	double nin = sched_inflight(e->x->s, st, e->mb);
-	me->inflight = nin;
+	me.inflight = nin;
 	/* act_mb covers all chunks of the stage; in-flight counts are in stage units */
-	me->activations = nin * (sc->act_mb + sc->extra_act) + (st == e->p - 1 ? e->vc.logits : 0);
-	me->total = me->weights + me->grads + me->optimizer + me->activations + me->buffers;
-	if (me->total > r->peak_bytes) {
-		r->peak_bytes = me->total;
+	me.activations = nin * (sc->act_mb + sc->extra_act) + (st == e->p - 1 ? e->vc.logits : 0);
+	me.total = me.weights + me.grads + me.optimizer + me.activations + me.buffers;
+	r->mem[st] = me;
+	if (me.total > r->peak_bytes) {
+		r->peak_bytes = me.total;
 		r->peak_stage = st;
 	}
 	r->st[st] = sc->tt;

@@ -114,4 +114,23 @@ for layer in $LAYERS; do
     done < <(grep -E "^src/$layer/" "$T/includes")
     [ "$nbad" -eq 0 ] && pass "$rule ($nfiles files)"
 done
+
+# The libraries stay in their layers: the core includes no curses, Lua, GLPK or libyaml
+# header; curses only in src/tui, GLPK only in src/solve, libyaml only in src/io.
+lib_rule() { # lib_rule NAME REGEX ALLOWED_DIRS...
+    local name=$1 re=$2
+    shift 2
+    local bad
+    bad=$(grep -nHE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]($re)" $files | while IFS=: read -r f l rest; do
+        ok=0
+        for d in "$@"; do case $f in src/$d/*) ok=1 ;; esac; done
+        [ "$ok" = 1 ] || echo "$f:$l"
+    done)
+    if [ -z "$bad" ]; then pass "layers: $name headers only in src/{$(IFS=,; echo "$*")}"
+    else fail "layers: $name headers only in src/{$(IFS=,; echo "$*")}" "$(echo $bad)"; fi
+}
+lib_rule curses 'n?curses(w)?\.h|ncursesw/' tui
+lib_rule Lua 'lua\.h|lauxlib\.h|lualib\.h' script cli
+lib_rule GLPK 'glpk\.h' solve
+lib_rule libyaml 'yaml\.h' io
 exit 0

@@ -127,7 +127,7 @@ typedef struct {
 /* The stage's layers: every per-layer cost is linear in the counts, so each kind adds its
  * per-layer costs times its count (recompute by mode). The breakdown books recompute
  * compute under `rc` and its communication under the communication kinds. */
-static void sum_layers(const stage_env *e, const stage_shape *sh, stage_sum *a)
+static void sum_layers(const stage_env *e, const stage_shape *restrict sh, stage_sum *restrict a)
 {
 	const model_t *m = e->x->m;
 	for (int k = 0; k < m->nkinds; k++) {
@@ -162,7 +162,7 @@ static void sum_layers(const stage_env *e, const stage_shape *sh, stage_sum *a)
 
 /* First stage: embedding; last stage: LM head(s), loss, final norm; DualPipe: each device
  * also holds the mirrored stage's parameters. */
-static void add_ends(const stage_env *e, int st, stage_sum *a)
+static void add_ends(const stage_env *e, int st, stage_sum *restrict a)
 {
 	const model_t *m = e->x->m;
 	const vocab_cost *vc = &e->vc;
