@@ -126,8 +126,7 @@ void eval_kinds_get(const model_t *m, const cluster_t *c, const strategy_t *s, e
 	cost_ctx x;
 	ctx_init(&x, m, c, s);
 	k->nkinds = m->nkinds;
-	for (int i = 0; i < m->nkinds; i++)
-		layer_price(&x, i, &k->kc[i]);
+	layer_price_all(&x, k->kc);
 }
 
 int eval_kinds_same(const strategy_t *a, const strategy_t *b)
@@ -160,8 +159,7 @@ int eval_run_kinds(const model_t *m, const cluster_t *c, int devices, const stra
 	eval_kinds own;
 	if (!k || k->nkinds != m->nkinds) {
 		own.nkinds = m->nkinds;
-		for (int i = 0; i < m->nkinds; i++)
-			layer_price(&x, i, &own.kc[i]);
+		layer_price_all(&x, own.kc);
 		k = &own;
 	}
 	const layer_cost *kc = k->kc;

@@ -46,6 +46,12 @@ mlp_cost mlp_price(const cost_ctx *x, const layer_shape *sh)
 		o.ep_bytes = tml * h * ACT_BYTES;
 	}
 	if (t->mtp)
-		o.t += compute_gemm(x, tok, 2 * h, h / sh->tp, 1);
+		o.t += mlp_mtp_proj(x, sh);
 	return o;
+}
+
+double mlp_mtp_proj(const cost_ctx *x, const layer_shape *sh)
+{
+	/* DeepSeek-V3's MTP module projects [norm(h); norm(embedding)] (2h) back to h */
+	return compute_gemm(x, sh->tok, 2 * sh->h, sh->h / sh->tp, 1);
 }
