@@ -56,6 +56,13 @@ void layer_shape_init(const cost_ctx *x, int k, layer_shape *sh)
 	/* the busiest expert rank sets the pace and the memory peak: its tokens are the
 	 * capacity factor times the mean (the useful FLOPs stay those of tm) */
 	sh->tml = sh->tm * x->moe_cf;
+	/* expert tensor parallelism splits each expert's matrices over etp ranks, and every one
+	 * of them computes its slice for all the tokens routed to the expert within the group:
+	 * the dispatched tokens are gathered over the expert-TP group (Megatron-Core's
+	 * MoEAlltoAllTokenDispatcher with expert_tensor_parallel_size, all-gather before and
+	 * reduce-scatter after the experts), so a rank's expert GEMMs see etp times its own */
+	sh->etm = sh->tm * s->etp;
+	sh->etml = sh->tml * s->etp;
 	sh->sf = (double)t->shared * t->expert_ffn / tp;
 }
 

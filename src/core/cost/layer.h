@@ -29,6 +29,7 @@ typedef struct layer_shape {
 	double fl;              /* dense MLP width per TP rank */
 	double ef;              /* one expert's MLP width per expert-TP rank */
 	double tm, tml;         /* routed token copies per device; at the busiest expert rank */
+	double etm, etml;       /* the copies one expert-TP rank computes: its group's (x etp) */
 	double sf;              /* shared experts' MLP width per TP rank */
 } layer_shape;
 

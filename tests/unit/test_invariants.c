@@ -1,0 +1,153 @@
+/* Invariants of the cost model over a pseudo-random sample of the whole strategy space
+ * (every model preset on every cluster preset; every schedule, ZeRO level, recompute mode,
+ * cp kind, expert layout and precision): what must hold wherever the search looks, not only
+ * on published plans.
+ *   - every figure of a valid result is finite and non-negative;
+ *   - MFU is at most HFU, and HFU at most the device family's efficiency ceiling: the GEMM
+ *     efficiency of the run's precision (fp8's over the 16-bit peak MFU is counted against),
+ *     or the attention kernels' when higher;
+ *   - model FLOPs are a property of the job (model, global batch, sequence): no split of
+ *     the devices, schedule, ZeRO level, recompute mode or expert layout changes them.
+ * A violation prints the plan that shows it. */
+#include "check.h"
+#include "core/evaluate.h"
+#include "io/paths.h"
+#include "io/plan.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SAMPLES 1500
+/* Attention FLOPs are counted as Megatron counts them (the whole score matrix) while causal
+ * flash kernels compute half of it, so a long-sequence plan's HFU may pass the GEMM
+ * ceiling by the attention share of the work: a bounded slack, not an open door. */
+#define SLACK 1.05
+
+static eval_result res;
+static uint64_t rng = 0x9E3779B97F4A7C15ULL;
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return (uint32_t)((rng * 2685821657736338717ULL) >> 33) % n;
+}
+#define PICK(a) ((a)[rnd(sizeof(a) / sizeof((a)[0]))])
+
+static void show(const char *what, const char *mname, const char *cname, const strategy_t *s, int dev)
+{
+	printf("  %s: %s on %d x %s: dp %d tp %d pp %d vpp %d cp %d (%s) ep %d etp %d zero %d mbs %d gbs %d seq %d "
+			"%s %s %s\n", what, mname, dev, cname, s->dp, s->tp, s->pp, s->vpp, s->cp,
+			strat_cp_kind_name(s->cp_kind), s->ep, s->etp, s->zero, s->micro_batch, s->global_batch, s->seq,
+			strat_recompute_name(s->recompute), strat_schedule_name(s->schedule),
+			strat_precision_name(s->precision));
+}
+
+static strategy_t sample(const model_t *m)
+{
+	static const int tps[] = {1, 2, 4, 8}, pps[] = {1, 2, 4, 8}, cps[] = {1, 1, 2, 4}, eps[] = {1, 2, 4, 8},
+		etps[] = {1, 1, 2, 4}, dps[] = {1, 2, 4, 8, 16}, mbss[] = {1, 2}, vpps[] = {1, 2, 4};
+	strategy_t s = strat_default();
+	s.tp = PICK(tps);
+	s.pp = PICK(pps);
+	s.cp = PICK(cps);
+	s.dp = PICK(dps);
+	s.ep = model_max_experts(m) > 0 ? PICK(eps) : 1;
+	s.etp = model_max_experts(m) > 0 ? PICK(etps) : 1;
+	s.zero = (int)rnd(4);
+	s.micro_batch = PICK(mbss);
+	s.seq = 4096;
+	s.global_batch = 256;
+	s.recompute = (uint8_t)rnd(RC_COUNT);
+	s.schedule = (uint8_t)rnd(SCHED_COUNT);
+	s.vpp = s.schedule == SCHED_INTERLEAVED ? PICK(vpps) : 1;
+	s.cp_kind = (uint8_t)rnd(2);
+	s.sp = rnd(2);
+	s.precision = (uint8_t)rnd(3);
+	s.framework = (uint8_t)rnd(FW_COUNT);
+	return s;
+}
+
+typedef struct {
+	char name[64][128];
+	int n;
+} list;
+
+static void add_item(const char *name, const char *path, void *arg)
+{
+	(void)path;
+	list *l = arg;
+	if (l->n < 64)
+		snprintf(l->name[l->n++], sizeof l->name[0], "%s", name);
+}
+
+int main(void)
+{
+	char cwd[1024];
+	if (getcwd(cwd, sizeof cwd)) /* the runner starts tests at the repository root */
+		setenv("STRATA_DATA", cwd, 1);
+	paths_t paths;
+	paths_init(&paths, "strata");
+	static list models, clusters;
+	static model_t m;
+	static cluster_t c;
+	paths_each(&paths, "presets/models", add_item, &models);
+	paths_each(&paths, "presets/clusters", add_item, &clusters);
+	char err[512];
+	double worst = 0;
+	long valid = 0, bad_finite = 0, bad_mfu = 0, bad_flops = 0, checked = 0;
+	for (int i = 0; i < models.n; i++) {
+		if (plan_load_model(&m, models.name[i], &paths, err, sizeof err))
+			continue;
+		for (int j = 0; j < clusters.n; j++) {
+			if (plan_load_cluster(&c, clusters.name[j], &paths, err, sizeof err))
+				continue;
+			double flops_ref = 0;
+			for (int n = 0; n < SAMPLES; n++) {
+				strategy_t s = sample(&m);
+				int dev = s.dp * s.tp * s.pp * s.cp;
+				checked++;
+				if (eval_run(&m, &c, dev, &s, 0, &res))
+					continue;
+				valid++;
+				double f[] = {res.step, res.compute, res.recompute, res.bubble, res.optimizer, res.tp, res.cp,
+					res.ep, res.pp, res.dp, res.comm_exposed, res.tokens_per_s, res.mfu, res.hfu,
+					res.model_flops, res.hw_flops, res.peak_bytes};
+				int ok = 1;
+				for (size_t q = 0; q < sizeof f / sizeof f[0]; q++)
+					ok = ok && isfinite(f[q]) && f[q] >= 0;
+				for (int st = 0; st < res.stages; st++)
+					ok = ok && isfinite(res.mem[st].total) && res.mem[st].total >= 0 &&
+						isfinite(res.st[st].fwd) && res.st[st].fwd >= 0 && res.st[st].bwd >= 0;
+				if (!ok && bad_finite++ < 3)
+					show("not finite or negative", models.name[i], clusters.name[j], &s, dev);
+				double p16 = c.peak_tflops[PREC_BF16] > 0 ? c.peak_tflops[PREC_BF16] : c.peak_tflops[PREC_FP16];
+				double ceil = s.precision == PREC_FP8 ? c.eff.fp8_gemm * c.peak_tflops[PREC_FP8] / p16 : c.eff.gemm;
+				ceil = fmax(ceil, fmax(c.eff.flash, c.eff.flash_sdpa));
+				if (res.hfu / ceil > worst)
+					worst = res.hfu / ceil;
+				if (!(res.mfu <= res.hfu * (1 + 1e-12) && res.hfu <= ceil * SLACK) && bad_mfu++ < 3) {
+					show("MFU above HFU or HFU above the ceiling", models.name[i], clusters.name[j], &s, dev);
+					printf("    mfu %.3f hfu %.3f ceiling %.3f\n", res.mfu, res.hfu, ceil);
+				}
+				if (flops_ref == 0)
+					flops_ref = res.model_flops;
+				else if (fabs(res.model_flops - flops_ref) > 1e-9 * flops_ref && bad_flops++ < 3) {
+					show("model FLOPs depend on the strategy", models.name[i], clusters.name[j], &s, dev);
+					printf("    %.6e against %.6e\n", res.model_flops, flops_ref);
+				}
+			}
+		}
+	}
+	CHECK(valid > checked / 20, check_fmt("invariants: %ld of %ld sampled strategies valid", valid, checked));
+	CHECK(bad_finite == 0, check_fmt("invariants: every figure finite and non-negative (%ld violations)", bad_finite));
+	CHECK(bad_mfu == 0, check_fmt("invariants: MFU <= HFU <= the family's efficiency ceiling x %.2f (%ld "
+			"violations; the highest HFU is %.3f of the ceiling)", SLACK, bad_mfu, worst));
+	CHECK(bad_flops == 0, check_fmt("invariants: model FLOPs the same for every strategy of a job, expert "
+			"tensor parallelism included (%ld violations)", bad_flops));
+	return check_done();
+}
