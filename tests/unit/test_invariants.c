@@ -10,6 +10,7 @@
  *     the devices, schedule, ZeRO level, recompute mode or expert layout changes them.
  * A violation prints the plan that shows it. */
 #include "check.h"
+#include "fixture.h"
 #include "core/evaluate.h"
 #include "io/paths.h"
 #include "io/plan.h"
@@ -31,10 +32,7 @@ static eval_result res;
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 static uint32_t rnd(uint32_t n)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (uint32_t)((rng * 2685821657736338717ULL) >> 33) % n;
+	return fixture_rnd(&rng, n);
 }
 #define PICK(a) ((a)[rnd(sizeof(a) / sizeof((a)[0]))])
 
@@ -72,19 +70,6 @@ static strategy_t sample(const model_t *m)
 	return s;
 }
 
-typedef struct {
-	char name[64][128];
-	int n;
-} list;
-
-static void add_item(const char *name, const char *path, void *arg)
-{
-	(void)path;
-	list *l = arg;
-	if (l->n < 64)
-		snprintf(l->name[l->n++], sizeof l->name[0], "%s", name);
-}
-
 int main(void)
 {
 	char cwd[1024];
@@ -92,19 +77,19 @@ int main(void)
 		setenv("STRATA_DATA", cwd, 1);
 	paths_t paths;
 	paths_init(&paths, "strata");
-	static list models, clusters;
+	static char models[64][128], clusters[64][128];
 	static model_t m;
 	static cluster_t c;
-	paths_each(&paths, "presets/models", add_item, &models);
-	paths_each(&paths, "presets/clusters", add_item, &clusters);
+	int nmod = fixture_presets(&paths, "models", models, 64);
+	int nclu = fixture_presets(&paths, "clusters", clusters, 64);
 	char err[512];
 	double worst = 0;
 	long valid = 0, bad_finite = 0, bad_mfu = 0, bad_flops = 0, checked = 0;
-	for (int i = 0; i < models.n; i++) {
-		if (plan_load_model(&m, models.name[i], &paths, err, sizeof err))
+	for (int i = 0; i < nmod; i++) {
+		if (plan_load_model(&m, models[i], &paths, err, sizeof err))
 			continue;
-		for (int j = 0; j < clusters.n; j++) {
-			if (plan_load_cluster(&c, clusters.name[j], &paths, err, sizeof err))
+		for (int j = 0; j < nclu; j++) {
+			if (plan_load_cluster(&c, clusters[j], &paths, err, sizeof err))
 				continue;
 			double flops_ref = 0;
 			for (int n = 0; n < SAMPLES; n++) {
@@ -124,20 +109,20 @@ int main(void)
 					ok = ok && isfinite(res.mem[st].total) && res.mem[st].total >= 0 &&
 						isfinite(res.st[st].fwd) && res.st[st].fwd >= 0 && res.st[st].bwd >= 0;
 				if (!ok && bad_finite++ < 3)
-					show("not finite or negative", models.name[i], clusters.name[j], &s, dev);
+					show("not finite or negative", models[i], clusters[j], &s, dev);
 				double p16 = c.peak_tflops[PREC_BF16] > 0 ? c.peak_tflops[PREC_BF16] : c.peak_tflops[PREC_FP16];
 				double ceil = s.precision == PREC_FP8 ? c.eff.fp8_gemm * c.peak_tflops[PREC_FP8] / p16 : c.eff.gemm;
 				ceil = fmax(ceil, fmax(c.eff.flash, c.eff.flash_sdpa));
 				if (res.hfu / ceil > worst)
 					worst = res.hfu / ceil;
 				if (!(res.mfu <= res.hfu * (1 + 1e-12) && res.hfu <= ceil * SLACK) && bad_mfu++ < 3) {
-					show("MFU above HFU or HFU above the ceiling", models.name[i], clusters.name[j], &s, dev);
+					show("MFU above HFU or HFU above the ceiling", models[i], clusters[j], &s, dev);
 					printf("    mfu %.3f hfu %.3f ceiling %.3f\n", res.mfu, res.hfu, ceil);
 				}
 				if (flops_ref == 0)
 					flops_ref = res.model_flops;
 				else if (fabs(res.model_flops - flops_ref) > 1e-9 * flops_ref && bad_flops++ < 3) {
-					show("model FLOPs depend on the strategy", models.name[i], clusters.name[j], &s, dev);
+					show("model FLOPs depend on the strategy", models[i], clusters[j], &s, dev);
 					printf("    %.6e against %.6e\n", res.model_flops, flops_ref);
 				}
 			}
