@@ -8,6 +8,9 @@
  *     or the attention kernels' when higher;
  *   - model FLOPs are a property of the job (model, global batch, sequence): no split of
  *     the devices, schedule, ZeRO level, recompute mode or expert layout changes them.
+ *   - equivalent plans evaluate identically: interleaved with one chunk per device is 1F1B;
+ *     at cp 1 the cp kind does not matter; one data-parallel replica of a dense model (cp 1)
+ *     gives ZeRO 1 and 2 the model-state bytes and time of ZeRO 0 under Megatron-LM.
  * A violation prints the plan that shows it. */
 #include "check.h"
 #include "fixture.h"
@@ -28,7 +31,44 @@
  * ceiling by the attention share of the work: a bounded slack, not an open door. */
 #define SLACK 1.05
 
-static eval_result res;
+static eval_result res, alt;
+
+/* 1 when two results agree on every figure the search and the user read. */
+static int same(const eval_result *a, const eval_result *b)
+{
+	if (a->valid != b->valid || a->stages != b->stages)
+		return 0;
+	if (a->step != b->step || a->peak_bytes != b->peak_bytes || a->bubble != b->bubble || a->dp != b->dp ||
+			a->mfu != b->mfu)
+		return 0;
+	for (int st = 0; st < a->stages; st++)
+		if (a->mem[st].total != b->mem[st].total || a->st[st].fwd != b->st[st].fwd || a->st[st].bwd != b->st[st].bwd)
+			return 0;
+	return 1;
+}
+
+/* The equivalent plan of s to check against (0: none applies). */
+static int equivalent(const model_t *m, const strategy_t *s, strategy_t *o, const char **what)
+{
+	*o = *s;
+	if (s->schedule == SCHED_INTERLEAVED && s->vpp == 1) {
+		o->schedule = SCHED_1F1B;
+		*what = "interleaved with vpp 1 = 1f1b";
+		return 1;
+	}
+	if (s->cp == 1) {
+		o->cp_kind = s->cp_kind == CP_RING ? CP_ULYSSES : CP_RING;
+		*what = "cp 1: ring = ulysses";
+		if (s->dp == 1 && model_max_experts(m) == 0 && (s->zero == 1 || s->zero == 2) &&
+				strat_framework(s) == FW_MEGATRON && s->framework == FW_MEGATRON) {
+			o->cp_kind = s->cp_kind;
+			o->zero = 0;
+			*what = "one replica: zero 1/2 = zero 0";
+		}
+		return 1;
+	}
+	return 0;
+}
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 static uint32_t rnd(uint32_t n)
 {
@@ -84,6 +124,7 @@ int main(void)
 	int nclu = fixture_presets(&paths, "clusters", clusters, 64);
 	char err[512];
 	double worst = 0;
+	long equiv = 0, bad_equiv = 0;
 	long valid = 0, bad_finite = 0, bad_mfu = 0, bad_flops = 0, checked = 0;
 	for (int i = 0; i < nmod; i++) {
 		if (plan_load_model(&m, models[i], &paths, err, sizeof err))
@@ -119,6 +160,16 @@ int main(void)
 					show("MFU above HFU or HFU above the ceiling", models[i], clusters[j], &s, dev);
 					printf("    mfu %.3f hfu %.3f ceiling %.3f\n", res.mfu, res.hfu, ceil);
 				}
+				strategy_t o;
+				const char *what = "";
+				if (equivalent(&m, &s, &o, &what)) {
+					equiv++;
+					if ((eval_run(&m, &c, dev, &o, 0, &alt) || !same(&res, &alt)) && bad_equiv++ < 3) {
+						show(what, models[i], clusters[j], &s, dev);
+						printf("    step %.9g against %.9g, peak %.6g against %.6g\n", res.step, alt.step,
+								res.peak_bytes, alt.peak_bytes);
+					}
+				}
 				if (flops_ref == 0)
 					flops_ref = res.model_flops;
 				else if (fabs(res.model_flops - flops_ref) > 1e-9 * flops_ref && bad_flops++ < 3) {
@@ -132,6 +183,8 @@ int main(void)
 	CHECK(bad_finite == 0, check_fmt("invariants: every figure finite and non-negative (%ld violations)", bad_finite));
 	CHECK(bad_mfu == 0, check_fmt("invariants: MFU <= HFU <= the family's efficiency ceiling x %.2f (%ld "
 			"violations; the highest HFU is %.3f of the ceiling)", SLACK, bad_mfu, worst));
+	CHECK(bad_equiv == 0, check_fmt("invariants: %ld pairs of equivalent plans evaluate identically (%ld "
+			"differ)", equiv, bad_equiv));
 	CHECK(bad_flops == 0, check_fmt("invariants: model FLOPs the same for every strategy of a job, expert "
 			"tensor parallelism included (%ld violations)", bad_flops));
 	return check_done();
