@@ -11,6 +11,9 @@
  *   - equivalent plans evaluate identically: interleaved with one chunk per device is 1F1B;
  *     at cp 1 the cp kind does not matter; one data-parallel replica of a dense model (cp 1)
  *     gives ZeRO 1 and 2 the model-state bytes and time of ZeRO 0 under Megatron-LM.
+ *   - monotonicity: more recomputation never less time nor more stored activations; a larger
+ *     micro-batch never fewer stored activations; a higher ZeRO level never more model-state
+ *     memory (weights, gradients, optimizer states).
  * A violation prints the plan that shows it. */
 #include "check.h"
 #include "fixture.h"
@@ -45,6 +48,61 @@ static int same(const eval_result *a, const eval_result *b)
 		if (a->mem[st].total != b->mem[st].total || a->st[st].fwd != b->st[st].fwd || a->st[st].bwd != b->st[st].bwd)
 			return 0;
 	return 1;
+}
+
+static uint32_t rnd(uint32_t n);
+
+static double acts_max(const eval_result *r)
+{
+	double a = 0;
+	for (int st = 0; st < r->stages; st++)
+		a = fmax(a, r->mem[st].activations);
+	return a;
+}
+
+static double states_max(const eval_result *r)
+{
+	double a = 0;
+	for (int st = 0; st < r->stages; st++)
+		a = fmax(a, r->mem[st].weights + r->mem[st].grads + r->mem[st].optimizer);
+	return a;
+}
+
+/* A neighbour of s one step up in a monotone direction, and whether the step holds: 0 when
+ * none applies. *what names the rule. */
+static int monotone(const model_t *m, const cluster_t *c, int dev, const strategy_t *s, const char **what)
+{
+	strategy_t o = *s;
+	(void)m;
+	switch (rnd(3)) {
+	case 0: /* more recomputation */
+		if (s->recompute == RC_FULL || s->nranges)
+			return -1;
+		o.recompute = (uint8_t)(s->recompute + 1);
+		/* torchtitan's per-op selective checkpointing keeps every other matmul output,
+		 * including ones no backward needs (a row-parallel GEMM's full-width partial sum),
+		 * so against no checkpointing at all it may store more: skip that step */
+		if (strat_framework(s) == FW_TORCHTITAN && o.recompute == RC_SELECTIVE)
+			o.recompute = RC_FULL;
+		*what = "more recomputation: no less time, no more stored activations";
+		if (eval_run(m, c, dev, &o, 0, &alt))
+			return -1;
+		return alt.step >= res.step * (1 - 1e-12) && acts_max(&alt) <= acts_max(&res) * (1 + 1e-12);
+	case 1: /* a larger micro-batch */
+		o.micro_batch = s->micro_batch * 2;
+		*what = "a larger micro-batch: no fewer stored activations";
+		if (eval_run(m, c, dev, &o, 0, &alt))
+			return -1;
+		return acts_max(&alt) >= acts_max(&res) * (1 - 1e-12);
+	default: /* a higher ZeRO level */
+		if (s->zero == 3)
+			return -1;
+		o.zero = s->zero + 1;
+		*what = "a higher ZeRO level: no more model-state memory";
+		if (eval_run(m, c, dev, &o, 0, &alt))
+			return -1;
+		return states_max(&alt) <= states_max(&res) * (1 + 1e-12);
+	}
 }
 
 /* The equivalent plan of s to check against (0: none applies). */
@@ -126,7 +184,7 @@ int main(void)
 	int nclu = fixture_presets(&paths, "clusters", clusters, 64);
 	char err[512];
 	double worst = 0;
-	long equiv = 0, bad_equiv = 0;
+	long equiv = 0, bad_equiv = 0, mono = 0, bad_mono = 0;
 	long valid = 0, bad_finite = 0, bad_mfu = 0, bad_flops = 0, checked = 0;
 	for (int i = 0; i < nmod; i++) {
 		if (plan_load_model(&m, models[i], &paths, err, sizeof err))
@@ -172,6 +230,16 @@ int main(void)
 								res.peak_bytes, alt.peak_bytes);
 					}
 				}
+				const char *rule = "";
+				int held = monotone(&m, &c, dev, &s, &rule);
+				if (held >= 0) {
+					mono++;
+					if (!held && bad_mono++ < 3) {
+						show(rule, models[i], clusters[j], &s, dev);
+						printf("    step %.9g -> %.9g, activations %.6g -> %.6g, states %.6g -> %.6g\n", res.step,
+								alt.step, acts_max(&res), acts_max(&alt), states_max(&res), states_max(&alt));
+					}
+				}
 				if (flops_ref == 0)
 					flops_ref = res.model_flops;
 				else if (fabs(res.model_flops - flops_ref) > 1e-9 * flops_ref && bad_flops++ < 3) {
@@ -189,6 +257,8 @@ int main(void)
 			"violations; the highest HFU is %.3f of the ceiling)", SLACK, bad_mfu, worst));
 	CHECK(bad_equiv == 0, check_fmt("invariants: %ld pairs of equivalent plans evaluate identically (%ld "
 			"differ)", equiv, bad_equiv));
+	CHECK(bad_mono == 0, check_fmt("invariants: %ld monotone steps hold (recompute, micro-batch, ZeRO; %ld "
+			"violations)", mono, bad_mono));
 	CHECK(bad_flops == 0, check_fmt("invariants: model FLOPs the same for every strategy of a job, expert "
 			"tensor parallelism included (%ld violations)", bad_flops));
 	return check_done();
