@@ -103,7 +103,7 @@ static void gain_text(char *out, size_t n, const search_item *it)
 }
 
 static void table(const plan_t *p, const pin_set *pins, const search_result *r, double budget, int no_ilp,
-		const eval_result *ref)
+		const eval_result *ref, eval_result *ev)
 {
 	const strategy_t *b = &p->strategy;
 	char a[32], e[32], v[32], f[32], pr[32];
@@ -166,9 +166,14 @@ static void table(const plan_t *p, const pin_set *pins, const search_result *r, 
 			printf("         step %.4g s, %.2f GiB, MFU %.1f%%: ranks #%lld (%s fitting strateg%s faster)\n",
 					ref->step, ref->peak_bytes / GIB, 100 * ref->mfu, r->faster_than_ref + 1, f,
 					r->faster_than_ref == 1 ? "y is" : "ies are");
-			if (r->n)
-				printf("best     %+.1f%% tokens/s over the plan (%.4g s vs %.4g s per step)\n",
-						100 * (ref->step / r->item[0].step - 1), r->item[0].step, ref->step);
+			if (r->n) {
+				printf("best     %+.1f%% tokens/s over the plan (%.4g s vs %.4g s per step); where it "
+						"comes from:\n", 100 * (ref->step / r->item[0].step - 1), r->item[0].step, ref->step);
+				if (eval_run(&p->model, &p->cluster, p->devices, &r->item[0].s, p->budget_gib, ev) == 0) {
+					fflush(stdout);
+					report_compare(stdout, ref, ev);
+				}
+			}
 		}
 	}
 }
@@ -332,7 +337,7 @@ int cmd_search(int argc, char **argv, const paths_t *paths)
 	} else if (o.csv) {
 		csv(p, &r, ev);
 	} else {
-		table(p, pins, &r, budget, so.no_ilp, ref);
+		table(p, pins, &r, budget, so.no_ilp, ref, ev);
 	}
 	rc = 0;
 	if (r.n == 0) {

@@ -36,6 +36,17 @@ double eval_layer_activation(const model_t *m, const cluster_t *c, const strateg
 	return q.act[mode];
 }
 
+void eval_step_parts(const eval_result *r, eval_part out[EVAL_NPARTS])
+{
+	const eval_part p[EVAL_NPARTS] = {
+		{"compute", r->compute}, {"recompute", r->recompute}, {"bubble", r->bubble},
+		{"tp comm", r->tp}, {"cp comm", r->cp}, {"ep comm", r->ep}, {"pp comm", r->pp},
+		{"dp comm", r->dp}, {"optimizer", r->optimizer},
+	};
+	for (int i = 0; i < EVAL_NPARTS; i++)
+		out[i] = p[i];
+}
+
 static int reject(eval_result *r, const char *why)
 {
 	r->valid = 0;
