@@ -3,6 +3,7 @@
  * `eval --json` object plus "search" and "ilp" objects) or CSV; --compare also ranks the
  * plan's own strategy. */
 #include "cli/cli.h"
+#include "core/regime.h"
 #include "io/report.h"
 #include "core/evaluate.h"
 #include "solve/search.h"
@@ -133,14 +134,21 @@ static void table(const plan_t *p, const pin_set *pins, const search_result *r, 
 		printf("inner    %s\n", no_ilp ? "skipped (--no-ilp)" : "nothing to refine");
 	if (r->n)
 		printf("\n  #   step s  peak GiB    MFU     tokens/s  ILP gain  strategy\n");
+	int marked = 0;
 	for (int i = 0; i < r->n; i++) {
 		const search_item *it = &r->item[i];
-		char g[32], st[256];
+		char g[32], st[256], rg[96];
 		gain_text(g, sizeof g, it);
 		strat_text(st, sizeof st, &it->s, &p->model);
-		printf("%3d %8.4g %9.2f %6.1f%% %12.4g %9s  %s\n", i + 1, it->step, it->peak_gib, 100 * it->mfu,
-				it->tokens_per_s, g, st);
+		unsigned u = regime_unvalidated(&p->model, &p->cluster, &it->s);
+		regime_text(u, &it->s, rg, sizeof rg);
+		marked |= u != 0;
+		printf("%3d %8.4g %9.2f %6.1f%% %12.4g %9s  %s%s%s%s\n", i + 1, it->step, it->peak_gib, 100 * it->mfu,
+				it->tokens_per_s, g, st, u ? "  [unvalidated: " : "", rg, u ? "]" : "");
 	}
+	if (marked)
+		printf("\n[unvalidated: ...] the plan relies on a regime no published run in the validation set "
+				"measures;\n  treat its figures as a hypothesis (docs/plausibility.md)\n");
 	if (r->n && r->item[0].s.nchunks) {
 		const strategy_t *s = &r->item[0].s;
 		printf("\n#1 layers per stage:");
@@ -194,6 +202,12 @@ static void item_json(json_w *w, plan_t *p, const search_item *it, int rank, con
 	json_num(w, "tokens_per_s", it->tokens_per_s);
 	json_num(w, "even_step_s", it->even_step);
 	json_num(w, "even_peak_gib", it->even_peak_gib);
+	unsigned u = regime_unvalidated(&p->model, &p->cluster, &it->s);
+	json_arr_begin(w, "unvalidated"); /* regimes no validation case measures */
+	for (int i = 0; i < REGIME_COUNT; i++)
+		if (u & (1u << i))
+			json_str(w, NULL, i == 0 ? strat_schedule_name(it->s.schedule) : regime_name(i));
+	json_arr_end(w);
 	json_int(w, "enumerated", r->enumerated);
 	json_int(w, "pruned", r->pruned);
 	json_int(w, "checked", r->checked);
