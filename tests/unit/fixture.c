@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int fixture_load(plan_t *plan, const paths_t *paths, const char *text)
 {
@@ -52,4 +53,12 @@ int fixture_presets(const paths_t *paths, const char *kind, char (*names)[128], 
 	paths_each(paths, sub, add_preset, &l);
 	qsort(names, (size_t)l.n, sizeof names[0], by_name);
 	return l.n;
+}
+
+void fixture_paths(paths_t *p)
+{
+	char cwd[1024];
+	if (getcwd(cwd, sizeof cwd))
+		setenv("STRATA_DATA", cwd, 1);
+	paths_init(p, "strata");
 }

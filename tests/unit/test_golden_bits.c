@@ -270,10 +270,7 @@ int main(void)
 	static model_t mods[80];
 	static char mnames[80][128];
 	static row rows[MAX_ROWS];
-	char cwd[1024];
-	if (getcwd(cwd, sizeof cwd)) /* the runner starts tests at the repository root */
-		setenv("STRATA_DATA", cwd, 1);
-	paths_init(&paths, "strata");
+	fixture_paths(&paths);
 	int nmod = fixture_presets(&paths, "models", models, 64);
 	int nclu = fixture_presets(&paths, "clusters", clusters, 64);
 	char err[512];

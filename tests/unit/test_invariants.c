@@ -170,11 +170,8 @@ static strategy_t sample(const model_t *m)
 
 int main(void)
 {
-	char cwd[1024];
-	if (getcwd(cwd, sizeof cwd)) /* the runner starts tests at the repository root */
-		setenv("STRATA_DATA", cwd, 1);
 	paths_t paths;
-	paths_init(&paths, "strata");
+	fixture_paths(&paths);
 	const char *env = getenv("STRATA_INVARIANT_SAMPLES");
 	long samples = env && atol(env) > 0 ? atol(env) : SAMPLES;
 	static char models[64][128], clusters[64][128];

@@ -17,11 +17,8 @@ static plan_t plan;
 
 int main(void)
 {
-	char cwd[1024];
-	if (getcwd(cwd, sizeof cwd)) /* the runner starts tests at the repository root */
-		setenv("STRATA_DATA", cwd, 1);
 	paths_t paths;
-	paths_init(&paths, "strata");
+	fixture_paths(&paths);
 	DIR *d = opendir("tests/validation/public");
 	if (!CHECK(d != NULL, "regime: the validation cases are there"))
 		return check_done();
