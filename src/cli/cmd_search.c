@@ -108,11 +108,12 @@ static void table(const plan_t *p, const pin_set *pins, const search_result *r, 
 {
 	const strategy_t *b = &p->strategy;
 	char a[32], e[32], v[32], f[32], pr[32];
-	printf("search   %s on %d x %s (%s), global batch %d x %d tokens, budget %.1f GiB\n", p->model.name,
-			p->devices, p->cluster.device, p->cluster.name, b->global_batch, b->seq, budget);
+	printf("search   %s on %d x %s (%s), global batch %d x %d tokens, budget %.1f GiB\n",
+			cli_safe(p->model.name), p->devices, cli_safe(p->cluster.device), cli_safe(p->cluster.name),
+			b->global_batch, b->seq, budget);
 	printf("pins     ");
 	for (int i = 0; i < pins->n; i++)
-		printf("%s%s", i ? "  " : "", pins->pin[i].text);
+		printf("%s%s", i ? "  " : "", cli_safe(pins->pin[i].text));
 	printf("%s\n", pins->n ? "" : "none");
 	char c[32], bd[32];
 	count(a, sizeof a, r->enumerated);
@@ -165,7 +166,7 @@ static void table(const plan_t *p, const pin_set *pins, const search_result *r, 
 		strat_text(st, sizeof st, b, &p->model);
 		printf("\nplan     %s\n", st);
 		if (!ref->valid)
-			printf("         invalid: %s\n", ref->why);
+			printf("         invalid: %s\n", cli_safe(ref->why));
 		else if (!ref->fits)
 			printf("         does not fit: %.2f GiB over the %.1f GiB budget (it ranks nowhere)\n",
 					ref->peak_bytes / GIB, budget);
@@ -284,7 +285,7 @@ int cmd_search(int argc, char **argv, const paths_t *paths)
 	if (prc)
 		return prc == 3 ? 0 : 2;
 	if (o.nfiles) {
-		fprintf(stderr, "strata search: one plan file at most (got '%s' too)\n", o.files[0]);
+		fprintf(stderr, "strata search: one plan file at most (got '%s' too)\n", cli_safe(o.files[0]));
 		return 2;
 	}
 	o.job_only = !so.compare;
@@ -302,7 +303,7 @@ int cmd_search(int argc, char **argv, const paths_t *paths)
 		goto out;
 	char why[512];
 	if (pin_set_from_strings(pins, p->pins, p->npins, why, sizeof why)) {
-		fprintf(stderr, "strata search: %s\n", why);
+		fprintf(stderr, "strata search: %s\n", cli_safe(why));
 		rc = 2;
 		goto out;
 	}
@@ -335,7 +336,7 @@ int cmd_search(int argc, char **argv, const paths_t *paths)
 			opt.ref_step = ref->step;
 	}
 	if (search_run(&job, pins, &opt, &r)) {
-		fprintf(stderr, "strata search: %s\n", r.why);
+		fprintf(stderr, "strata search: %s\n", cli_safe(r.why));
 		rc = 2;
 		goto out;
 	}
@@ -358,9 +359,9 @@ int cmd_search(int argc, char **argv, const paths_t *paths)
 		rc = 1;
 		if (pins->n && !r.cancelled) {
 			search_explain(&job, pins, &opt, why, sizeof why);
-			fprintf(stderr, "strata search: %s\n", why);
+			fprintf(stderr, "strata search: %s\n", cli_safe(why));
 		} else {
-			fprintf(stderr, "strata search: %s\n", r.why);
+			fprintf(stderr, "strata search: %s\n", cli_safe(r.why));
 		}
 	}
 out:

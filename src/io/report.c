@@ -1,5 +1,6 @@
 /* report.c - table, JSON and CSV views of an evaluation. No formula lives here. */
 #include "io/report.h"
+#include "io/text.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -137,9 +138,13 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 		strat_rc_modules_text(s->rc_modules, mods, sizeof mods);
 		snprintf(rc, sizeof rc, "%s(%s)", strat_recompute_name(s->recompute), mods);
 	}
-	fprintf(f, "model    %s (%.1fB params, %.1fB active, %d layers)\n", p->model.name, r->params_total / 1e9,
-			r->params_active / 1e9, p->model.layers);
-	fprintf(f, "cluster  %s, %d x %s\n", p->cluster.name, p->devices, p->cluster.device);
+	/* names come from input files: terminal-safe (io/text.h) */
+	char mname[sizeof p->model.name], cname[sizeof p->cluster.name], dname[sizeof p->cluster.device];
+	fprintf(f, "model    %s (%.1fB params, %.1fB active, %d layers)\n",
+			text_safe(mname, sizeof mname, p->model.name), r->params_total / 1e9, r->params_active / 1e9,
+			p->model.layers);
+	fprintf(f, "cluster  %s, %d x %s\n", text_safe(cname, sizeof cname, p->cluster.name), p->devices,
+			text_safe(dname, sizeof dname, p->cluster.device));
 	char cf[32] = "";
 	if (s->moe_cf > 0 && s->moe_cf != 1.0)
 		snprintf(cf, sizeof cf, " moe_cf=%g", s->moe_cf);
@@ -206,8 +211,12 @@ void report_csv_header(FILE *f)
 			"bubble_s,tp_s,cp_s,ep_s,pp_s,dp_s,optimizer_s,tokens_per_s,mfu,hfu\n");
 }
 
-static void csv_str(FILE *f, const char *s)
+/* A quoted CSV field; control characters become '?' as on the table (a newline would
+ * split the row, and the CSV often lands on a terminal). */
+static void csv_str(FILE *f, const char *str)
 {
+	char safe[256];
+	const char *s = text_safe(safe, sizeof safe, str);
 	fputc('"', f);
 	for (; *s; s++) {
 		if (*s == '"')
