@@ -4,6 +4,7 @@
  * base/table/string/math/utf8 libraries with the file, bytecode and nondeterministic entry
  * points replaced, the `strata` module, and a protected call that turns any failure into
  * "file:line: message" plus a traceback. */
+#include "io/paths.h"
 #include "script/scr_int.h"
 
 #include <errno.h>
@@ -569,11 +570,10 @@ int scr_run_string(const scr_env *env, const char *text, const char *name, int a
 int scr_run_file(const scr_env *env, const char *path, int argc, char **argv, scr_outcome *o)
 {
 	scr_outcome_reset(o);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(o->err, sizeof o->err, "%s: %s", path, strerror(errno));
+	/* a FIFO or device named *.lua is refused at once, never waited on */
+	FILE *f = paths_fopen_regular(path, NULL, o->err, sizeof o->err);
+	if (!f)
 		return o->rc = 2;
-	}
 	char *buf = malloc(SCR_FILE_MAX + 1);
 	size_t len = buf ? fread(buf, 1, SCR_FILE_MAX + 1, f) : 0;
 	int bad = !buf || ferror(f);

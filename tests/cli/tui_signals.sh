@@ -4,11 +4,12 @@
 #   slow.lua   a plain Lua loop whose instructions are few and slow, so the instruction
 #              budget lasts minutes; the sandbox's cancel hook stops it at once
 #   stuck.lua  xpcall whose message handler loops too, and
-#   gc.lua     a __gc finalizer that loops (finalizers run with the hooks off): the
-#              current sandbox cannot stop these two at all
+#   gc.lua     a __gc finalizer that loops: the sandbox now stops these two by its
+#              budget within about half a second; before, nothing could stop them
 # q, SIGTERM, SIGHUP and Ctrl-C during each must end strata within 2 s with the terminal
 # restored (modes as before, cursor visible, the explorer's screen gone); Esc must give
-# the keyboard back (a key that changes the plan works) with the worker abandoned; the
+# the keyboard back (a key that changes the plan works), abandoning a worker that does not
+# stop; the
 # fatal signals SIGSEGV, SIGABRT, SIGBUS, SIGFPE and SIGILL must restore the terminal and
 # then kill strata with that signal (exit status 128 + n as the shell reports it).
 . "$(dirname "$0")/_lib.sh"
@@ -68,9 +69,10 @@ run_recipe() {
     wait_for "Timeline"
     typed ":lua $T/out/$1"
     keys Enter
-    # well into the loop (gc.lua: into the finalizer at the state's close) once the
-    # progress line shows 0.3 s
-    tcheck "$1: running" wait_until eval 'screen | grep -Eq "lua $RECIPE running ([1-9]|0\.[3-9])"'
+    # the progress line shows: the recipe runs (the sandbox stops stuck.lua and gc.lua by
+    # its instruction budget after about half a second; whichever comes first, the keys and
+    # signals below must work)
+    tcheck "$1: running" wait_until eval 'screen | grep -Eq "lua $RECIPE running"'
 }
 
 # ---- q while a recipe runs -----------------------------------------------------------------
@@ -118,7 +120,7 @@ ms=$(($(now_ms) - t0))
 # (Esc delay 25 ms + TUI_CANCEL_GRACE_MS 50 + a 10 ms poll) is checked to 100 ms in
 # tests/unit/test_tui_tasks.c; here the bound is 1 s
 check "Esc during stuck.lua: the job lets go of the keyboard within 1 s (took $ms ms)" [ "$ms" -le 1000 ]
-tcheck "Esc during stuck.lua: cancelled and abandoned" wait_for "cancelled (it did not stop within"
+tcheck "Esc during stuck.lua: cancelled (or already stopped by the sandbox's limit)" wait_until eval 'screen | grep -Eq "cancelled|limit"'
 keys j l
 tcheck "after Esc: a key that changes the plan works (tp 8 -> 16)" wait_for "tp 8 → 16"
 check "after Esc: not busy" eval '! screen | grep -Fq "busy:"'
