@@ -15,7 +15,7 @@
 #   BUILD            build, or build-san with SANITIZE=1
 #   Compile-time     -DSTRATA_DATADIR="$(PREFIX)/share/strata" (installed data)
 #
-# Targets: all (default), deps, run, test, bench, check-sanitize, install,
+# Targets: all (default), deps, run, test, bench, check-sanitize, check-invariants, install,
 #          uninstall, clean.   Knobs: V=1 (show commands), SANITIZE=1, LTO= (off),
 #          CFLAGS, LDFLAGS, CPPFLAGS, PREFIX, DESTDIR, STRATA_NO_DEPS=1, ARGS
 #          (arguments for `make run`).
@@ -138,7 +138,7 @@ endif
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
-.PHONY: all deps run test bench check-sanitize check-valgrind fuzz build-fuzz-bins install uninstall clean build-all
+.PHONY: all deps run test bench check-sanitize check-invariants check-valgrind fuzz build-fuzz-bins install uninstall clean build-all
 .DELETE_ON_ERROR:
 
 # ---- targets ------------------------------------------------------------------
@@ -166,6 +166,12 @@ test: deps
 
 check-sanitize:
 	$(Q)$(MAKE) --no-print-directory test SANITIZE=1
+
+# The cost model's invariants over millions of random strategies (make test runs a bounded
+# sample of the same harness): INVARIANT_SAMPLES per (model, cluster) preset pair.
+INVARIANT_SAMPLES ?= 100000
+check-invariants: $(BUILD)/tests/test_invariants
+	$(Q)STRATA_INVARIANT_SAMPLES=$(INVARIANT_SAMPLES) $(BUILD)/tests/test_invariants
 
 # Unit tests and the binary under valgrind (no leak may come from the core).
 check-valgrind: build-all

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 		"       strata export [PLAN.yaml] [options] --to megatron|deepspeed|torchtitan [-o FILE]\n"
 		"       strata validate DIR_OR_FILES... [-v]\n"
 		"       strata presets\n"
-		"       strata run [--lua-steps N] [--lua-mem MIB] SCRIPT.lua [args...]   Lua recipe, see strata-lua(7)\n"
+		"       strata run [--lua-steps N] [--lua-mem MIB] [--lua-time S] SCRIPT.lua [args...]   Lua recipe, see strata-lua(7)\n"
 		"       strata --help | --version\n"
 		"\n"
 		"options (override the plan file):\n"

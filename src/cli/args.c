@@ -1,8 +1,18 @@
 /* args.c - shared option parsing for the batch commands. */
 #include "cli/cli.h"
+#include "io/text.h"
 
 #include <stdio.h>
 #include <string.h>
+
+const char *cli_safe(const char *s)
+{
+	static char ring[4][4096];
+	static int next;
+	char *b = ring[next];
+	next = (next + 1) % 4;
+	return text_safe(b, sizeof ring[0], s ? s : "");
+}
 
 static int add_set(cli_opts *o, const char *key, const char *val)
 {
@@ -96,7 +106,7 @@ int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd)
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			o->verbose = 1;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "strata %s: unknown option '%s' (see strata --help)\n", cmd, a);
+			fprintf(stderr, "strata %s: unknown option '%s' (see strata --help)\n", cmd, cli_safe(a));
 			return 2;
 		} else if (!o->plan) {
 			o->plan = a;
@@ -120,35 +130,37 @@ int cli_load(const cli_opts *o, const paths_t *paths, plan_t *p)
 	int rc = o->plan ? plan_load_file(p, o->plan, paths, err, sizeof err)
 			 : plan_load_text(p, plan_default_text, "(default plan)", paths, err, sizeof err);
 	if (rc) {
-		fprintf(stderr, "strata: %s\n", err);
+		fprintf(stderr, "strata: %s\n", cli_safe(err));
 		return rc;
 	}
 	if (o->model) {
 		snprintf(p->model_ref, sizeof p->model_ref, "%s", o->model);
 		if ((rc = plan_load_model(&p->model, o->model, paths, err, sizeof err))) {
-			fprintf(stderr, "strata: %s\n", err);
+			fprintf(stderr, "strata: %s\n", cli_safe(err));
 			return rc;
 		}
 	}
 	if (o->cluster) {
 		snprintf(p->cluster_ref, sizeof p->cluster_ref, "%s", o->cluster);
 		if ((rc = plan_load_cluster(&p->cluster, o->cluster, paths, err, sizeof err))) {
-			fprintf(stderr, "strata: %s\n", err);
+			fprintf(stderr, "strata: %s\n", cli_safe(err));
 			return rc;
 		}
 	}
 	for (int i = 0; i < o->nsets; i++) {
 		if (plan_set(p, o->set_key[i], o->set_val[i], err, sizeof err)) {
-			fprintf(stderr, "strata: %s\n", err);
+			fprintf(stderr, "strata: %s\n", cli_safe(err));
 			return 2;
 		}
 	}
 	for (int i = 0; i < o->npins; i++) {
 		if (p->npins >= PLAN_MAX_PINS || strlen(o->pins[i]) >= sizeof p->pins[0]) {
+			char head[41];
 			if (p->npins >= PLAN_MAX_PINS)
 				fprintf(stderr, "strata: more than %d pins (plan file and --pin together)\n", PLAN_MAX_PINS);
 			else
-				fprintf(stderr, "strata: pin '%.40s...' is longer than 127 characters\n", o->pins[i]);
+				fprintf(stderr, "strata: pin '%s...' is longer than %zu bytes\n",
+						text_safe(head, sizeof head, o->pins[i]), sizeof p->pins[0] - 1);
 			return 2;
 		}
 		snprintf(p->pins[p->npins++], sizeof p->pins[0], "%s", o->pins[i]);
@@ -161,7 +173,7 @@ int cli_load(const cli_opts *o, const paths_t *paths, plan_t *p)
 		p->strategy.dp = 0;
 	}
 	if (strat_resolve(&p->strategy, p->devices, err, sizeof err)) {
-		fprintf(stderr, "strata: invalid strategy: %s\n", err);
+		fprintf(stderr, "strata: invalid strategy: %s\n", cli_safe(err));
 		return 1;
 	}
 	return 0;

@@ -25,6 +25,11 @@ typedef struct {
 	                                     * one that does not divide the devices is replaced */
 } cli_opts;
 
+/* S made terminal-safe (io/text.h: control characters and bytes that are not UTF-8 become
+ * '?') for printing: every string from input (names, ids, paths, arguments, messages that
+ * quote them) goes through it. The text lives in one of four rotating buffers, so up to
+ * four may be used in one printf; longer text is cut at 4095 bytes. */
+const char *cli_safe(const char *s);
 /* Parse argv[first..]; 0 ok, 2 usage error (message printed), 3 help was printed. */
 int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd);
 /* Load the plan named by the options, apply overrides and derive dp.

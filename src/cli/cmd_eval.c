@@ -13,7 +13,7 @@ int cmd_eval(int argc, char **argv, const paths_t *paths)
 	if (prc)
 		return prc == 3 ? 0 : 2;
 	if (o.nfiles) {
-		fprintf(stderr, "strata eval: one plan file at most (got '%s' too)\n", o.files[0]);
+		fprintf(stderr, "strata eval: one plan file at most (got '%s' too)\n", cli_safe(o.files[0]));
 		return 2;
 	}
 	plan_t *p = malloc(sizeof *p);
@@ -27,7 +27,7 @@ int cmd_eval(int argc, char **argv, const paths_t *paths)
 	int rc = cli_load(&o, paths, p);
 	if (!rc) {
 		if (eval_run(&p->model, &p->cluster, p->devices, &p->strategy, p->budget_gib, r)) {
-			fprintf(stderr, "strata: invalid strategy: %s\n", r->why);
+			fprintf(stderr, "strata: invalid strategy: %s\n", cli_safe(r->why));
 			if (o.json) {
 				json_w w;
 				json_init(&w, stdout, 1);

@@ -64,7 +64,7 @@ int cmd_export(int argc, char **argv, const paths_t *paths)
 		else if (!missing)
 			rest[n++] = argv[i];
 		if (missing) {
-			fprintf(stderr, "strata export: %s needs a value\n", argv[i]);
+			fprintf(stderr, "strata export: %s needs a value\n", cli_safe(argv[i]));
 			free(rest);
 			return 2;
 		}
@@ -76,7 +76,7 @@ int cmd_export(int argc, char **argv, const paths_t *paths)
 	if (prc)
 		return prc == 3 ? 0 : 2;
 	if (o.nfiles) {
-		fprintf(stderr, "strata export: one plan file at most (got '%s' too)\n", o.files[0]);
+		fprintf(stderr, "strata export: one plan file at most (got '%s' too)\n", cli_safe(o.files[0]));
 		return 2;
 	}
 	if (o.json || o.csv || o.top || o.verbose) {
@@ -90,7 +90,7 @@ int cmd_export(int argc, char **argv, const paths_t *paths)
 	}
 	int target = export_parse_target(to);
 	if (target < 0) {
-		fprintf(stderr, "strata export: unknown target '%s' (valid: %s)\n", to, export_target_list());
+		fprintf(stderr, "strata export: unknown target '%s' (valid: %s)\n", cli_safe(to), export_target_list());
 		return 2;
 	}
 	if (out && !*out) {
@@ -105,7 +105,7 @@ int cmd_export(int argc, char **argv, const paths_t *paths)
 		fprintf(stderr, "strata: out of memory\n");
 	/* the cost model checks every rule of the strategy and says whether it fits */
 	if (!rc && eval_run(&p->model, &p->cluster, p->devices, &p->strategy, p->budget_gib, r)) {
-		fprintf(stderr, "strata: invalid strategy: %s\n", r->why);
+		fprintf(stderr, "strata: invalid strategy: %s\n", cli_safe(r->why));
 		rc = 1;
 	}
 	if (!rc) {
@@ -113,7 +113,7 @@ int cmd_export(int argc, char **argv, const paths_t *paths)
 		int wrc = out ? export_save(out, (export_target)target, p, err, sizeof err)
 			      : export_write(stdout, (export_target)target, p, err, sizeof err);
 		if (wrc) {
-			fprintf(stderr, "strata export: %s\n", err);
+			fprintf(stderr, "strata export: %s\n", cli_safe(err));
 			rc = 2;
 		} else if (!r->fits) {
 			/* written anyway (the estimate may be conservative), but a script that

@@ -18,7 +18,7 @@ static void ilp_table(FILE *f, const plan_t *p, const eval_result *ev, const ilp
 {
 	const strategy_t *s = &p->strategy;
 	fprintf(f, "plan     %s on %d x %s, dp=%d tp=%d pp=%d vpp=%d cp=%d ep=%d, %s, %d micro-batches\n",
-			p->model.name, p->devices, p->cluster.device, s->dp, s->tp, s->pp, s->vpp, s->cp, s->ep,
+			cli_safe(p->model.name), p->devices, cli_safe(p->cluster.device), s->dp, s->tp, s->pp, s->vpp, s->cp, s->ep,
 			strat_schedule_name(s->schedule), ev->microbatches);
 	fprintf(f, "ilp      %s in %.1f ms (%d options), budget %.1f GiB\n\n", ilp_status_name(x->status),
 			x->solve_ms, x->options, ev->budget_bytes / GIB);
@@ -62,7 +62,8 @@ static int take_time_limit(int *argc, char **argv, int *ms)
 		char *end;
 		long t = strtol(v, &end, 10);
 		if (*end || t <= 0 || t > 86400000) {
-			fprintf(stderr, "strata ilp: --time-limit needs a positive number of milliseconds (got '%s')\n", v);
+			fprintf(stderr, "strata ilp: --time-limit needs a positive number of milliseconds (got '%s')\n",
+					cli_safe(v));
 			return 2;
 		}
 		*ms = (int)t;
@@ -101,12 +102,12 @@ int cmd_ilp(int argc, char **argv, const paths_t *paths)
 	ilp_pins pins;
 	char why[256];
 	if (ilp_pins_from_strings(p->pins, p->npins, &pins, why, sizeof why)) {
-		fprintf(stderr, "strata ilp: %s\n", why);
+		fprintf(stderr, "strata ilp: %s\n", cli_safe(why));
 		rc = 2;
 		goto out;
 	}
 	if (eval_run(&p->model, &p->cluster, p->devices, &p->strategy, p->budget_gib, ev)) {
-		fprintf(stderr, "strata: invalid strategy: %s\n", ev->why);
+		fprintf(stderr, "strata: invalid strategy: %s\n", cli_safe(ev->why));
 		x->status = ILP_ERROR;
 		snprintf(x->why, sizeof x->why, "invalid strategy");
 	} else {
@@ -136,7 +137,7 @@ int cmd_ilp(int argc, char **argv, const paths_t *paths)
 		if (x->status == ILP_TIMEOUT || x->status == ILP_CANCELLED)
 			fprintf(stderr, "strata ilp: no plan within the time limit\n");
 		else
-			fprintf(stderr, "strata ilp: %s\n", x->why[0] ? x->why : ilp_status_name(x->status));
+			fprintf(stderr, "strata ilp: %s\n", x->why[0] ? cli_safe(x->why) : ilp_status_name(x->status));
 	}
 out:
 	if (x)

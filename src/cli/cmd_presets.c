@@ -17,23 +17,24 @@ static void visit(const char *name, const char *path, void *arg)
 	if (a->kind == 0) {
 		model_t m;
 		if (plan_load_model(&m, path, a->paths, err, sizeof err)) {
-			printf("  %-16s (unreadable: %s)\n", name, err);
+			printf("  %-16s (unreadable: %s)\n", cli_safe(name), cli_safe(err));
 			return;
 		}
-		printf("  %-16s %-24s %8.1fB params", name, m.name, model_total_params(&m, false) / 1e9);
+		printf("  %-16s %-24s %8.1fB params", cli_safe(name), cli_safe(m.name), model_total_params(&m, false) / 1e9);
 		if (m.nkinds > 1 && m.kind[m.nkinds > 1 ? 1 : 0].experts)
 			printf(" (%.1fB active)", model_active_params(&m) / 1e9);
 		printf("\n");
 	} else if (a->kind == 1) {
 		cluster_t c;
 		if (plan_load_cluster(&c, path, a->paths, err, sizeof err)) {
-			printf("  %-16s (unreadable: %s)\n", name, err);
+			printf("  %-16s (unreadable: %s)\n", cli_safe(name), cli_safe(err));
 			return;
 		}
-		printf("  %-16s %-18s %dx %s, %.0f GiB, %.0f TFLOPS bf16/fp16\n", name, c.name, c.node_devices, c.device,
-				c.mem_gib, c.peak_tflops[0] > 0 ? c.peak_tflops[0] : c.peak_tflops[1]);
+		printf("  %-16s %-18s %dx %s, %.0f GiB, %.0f TFLOPS bf16/fp16\n", cli_safe(name), cli_safe(c.name),
+				c.node_devices, cli_safe(c.device), c.mem_gib,
+				c.peak_tflops[0] > 0 ? c.peak_tflops[0] : c.peak_tflops[1]);
 	} else {
-		printf("  %s\n", name);
+		printf("  %s\n", cli_safe(name));
 	}
 }
 

@@ -1,8 +1,9 @@
-/* cmd_run.c - `strata run [--lua-steps N] [--lua-mem MIB] SCRIPT.lua [args...]`: run a Lua
- * recipe in batch. What the script prints goes to stdout; an error goes to stderr as
- * "file:line: message" and a traceback. Exit 0, 1 on a script error (syntax, runtime, a
- * limit), 2 on a usage or file error. Options come before the script; everything after it
- * belongs to the script (arg[1..n] and `...`), as with lua(1). */
+/* cmd_run.c - `strata run [--lua-steps N] [--lua-mem MIB] [--lua-time SECONDS] SCRIPT.lua
+ * [args...]`: run a Lua recipe in batch. What the script prints goes to stdout; an error
+ * goes to stderr as "file:line: message" and a traceback (a limit names itself and the
+ * option that raises it). Exit 0, 1 on a script error (syntax, runtime, a limit), 2 on a
+ * usage or file error. Options come before the script; everything after it belongs to the
+ * script (arg[1..n] and `...`), as with lua(1). */
 #include "cli/cli.h"
 #include "script/script.h"
 
@@ -12,11 +13,13 @@
 
 static void run_usage(FILE *f)
 {
-	fprintf(f, "usage: strata run [--lua-steps N] [--lua-mem MIB] SCRIPT.lua [args...]\n"
-			"  --lua-steps N   instruction budget (default %lld)\n"
-			"  --lua-mem MIB   Lua heap cap in MiB (default %d)\n"
+	fprintf(f, "usage: strata run [--lua-steps N] [--lua-mem MIB] [--lua-time SECONDS] SCRIPT.lua [args...]\n"
+			"  --lua-steps N       instruction budget (default %lld)\n"
+			"  --lua-mem MIB       memory cap in MiB, the solvers' memory included (default %d)\n"
+			"  --lua-time SECONDS  wall-clock limit, the solvers' time included (default %lld)\n"
+			"A recipe stopped by a limit exits 1 with a message naming the limit and its option.\n"
 			"The strata Lua API is described in strata-lua(7).\n",
-			SCR_DEFAULT_STEPS, SCR_DEFAULT_MIB);
+			SCR_DEFAULT_STEPS, SCR_DEFAULT_MIB, SCR_DEFAULT_TIME_MS / 1000);
 }
 
 /* Value of "--opt V" or "--opt=V" at argv[*i], advancing *i; NULL when a is not opt. */
@@ -65,6 +68,13 @@ int cmd_run(int argc, char **argv, const paths_t *paths)
 		}
 		if (!missing && (v = opt_value(argc, argv, &i, "--lua-mem", &missing))) {
 			if (scr_parse_mib(v, &env.lim.mem_mib, err, sizeof err)) {
+				fprintf(stderr, "strata run: %s\n", err);
+				return 2;
+			}
+			continue;
+		}
+		if (!missing && (v = opt_value(argc, argv, &i, "--lua-time", &missing))) {
+			if (scr_parse_time(v, &env.lim.time_ms, err, sizeof err)) {
 				fprintf(stderr, "strata run: %s\n", err);
 				return 2;
 			}

@@ -3,6 +3,7 @@
  * `eval --json` object plus "search" and "ilp" objects) or CSV; --compare also ranks the
  * plan's own strategy. */
 #include "cli/cli.h"
+#include "core/regime.h"
 #include "io/report.h"
 #include "core/evaluate.h"
 #include "solve/search.h"
@@ -103,15 +104,16 @@ static void gain_text(char *out, size_t n, const search_item *it)
 }
 
 static void table(const plan_t *p, const pin_set *pins, const search_result *r, double budget, int no_ilp,
-		const eval_result *ref)
+		const eval_result *ref, eval_result *ev)
 {
 	const strategy_t *b = &p->strategy;
 	char a[32], e[32], v[32], f[32], pr[32];
-	printf("search   %s on %d x %s (%s), global batch %d x %d tokens, budget %.1f GiB\n", p->model.name,
-			p->devices, p->cluster.device, p->cluster.name, b->global_batch, b->seq, budget);
+	printf("search   %s on %d x %s (%s), global batch %d x %d tokens, budget %.1f GiB\n",
+			cli_safe(p->model.name), p->devices, cli_safe(p->cluster.device), cli_safe(p->cluster.name),
+			b->global_batch, b->seq, budget);
 	printf("pins     ");
 	for (int i = 0; i < pins->n; i++)
-		printf("%s%s", i ? "  " : "", pins->pin[i].text);
+		printf("%s%s", i ? "  " : "", cli_safe(pins->pin[i].text));
 	printf("%s\n", pins->n ? "" : "none");
 	char c[32], bd[32];
 	count(a, sizeof a, r->enumerated);
@@ -133,14 +135,21 @@ static void table(const plan_t *p, const pin_set *pins, const search_result *r, 
 		printf("inner    %s\n", no_ilp ? "skipped (--no-ilp)" : "nothing to refine");
 	if (r->n)
 		printf("\n  #   step s  peak GiB    MFU     tokens/s  ILP gain  strategy\n");
+	int marked = 0;
 	for (int i = 0; i < r->n; i++) {
 		const search_item *it = &r->item[i];
-		char g[32], st[256];
+		char g[32], st[256], rg[96];
 		gain_text(g, sizeof g, it);
 		strat_text(st, sizeof st, &it->s, &p->model);
-		printf("%3d %8.4g %9.2f %6.1f%% %12.4g %9s  %s\n", i + 1, it->step, it->peak_gib, 100 * it->mfu,
-				it->tokens_per_s, g, st);
+		unsigned u = regime_unvalidated(&p->model, &p->cluster, &it->s);
+		regime_text(u, &it->s, rg, sizeof rg);
+		marked |= u != 0;
+		printf("%3d %8.4g %9.2f %6.1f%% %12.4g %9s  %s%s%s%s\n", i + 1, it->step, it->peak_gib, 100 * it->mfu,
+				it->tokens_per_s, g, st, u ? "  [unvalidated: " : "", rg, u ? "]" : "");
 	}
+	if (marked)
+		printf("\n[unvalidated: ...] the plan relies on a regime no published run in the validation set "
+				"measures;\n  treat its figures as a hypothesis (docs/plausibility.md)\n");
 	if (r->n && r->item[0].s.nchunks) {
 		const strategy_t *s = &r->item[0].s;
 		printf("\n#1 layers per stage:");
@@ -157,7 +166,7 @@ static void table(const plan_t *p, const pin_set *pins, const search_result *r, 
 		strat_text(st, sizeof st, b, &p->model);
 		printf("\nplan     %s\n", st);
 		if (!ref->valid)
-			printf("         invalid: %s\n", ref->why);
+			printf("         invalid: %s\n", cli_safe(ref->why));
 		else if (!ref->fits)
 			printf("         does not fit: %.2f GiB over the %.1f GiB budget (it ranks nowhere)\n",
 					ref->peak_bytes / GIB, budget);
@@ -166,9 +175,14 @@ static void table(const plan_t *p, const pin_set *pins, const search_result *r, 
 			printf("         step %.4g s, %.2f GiB, MFU %.1f%%: ranks #%lld (%s fitting strateg%s faster)\n",
 					ref->step, ref->peak_bytes / GIB, 100 * ref->mfu, r->faster_than_ref + 1, f,
 					r->faster_than_ref == 1 ? "y is" : "ies are");
-			if (r->n)
-				printf("best     %+.1f%% tokens/s over the plan (%.4g s vs %.4g s per step)\n",
-						100 * (ref->step / r->item[0].step - 1), r->item[0].step, ref->step);
+			if (r->n) {
+				printf("best     %+.1f%% tokens/s over the plan (%.4g s vs %.4g s per step); where it "
+						"comes from:\n", 100 * (ref->step / r->item[0].step - 1), r->item[0].step, ref->step);
+				if (eval_run(&p->model, &p->cluster, p->devices, &r->item[0].s, p->budget_gib, ev) == 0) {
+					fflush(stdout);
+					report_compare(stdout, ref, ev);
+				}
+			}
 		}
 	}
 }
@@ -189,6 +203,12 @@ static void item_json(json_w *w, plan_t *p, const search_item *it, int rank, con
 	json_num(w, "tokens_per_s", it->tokens_per_s);
 	json_num(w, "even_step_s", it->even_step);
 	json_num(w, "even_peak_gib", it->even_peak_gib);
+	unsigned u = regime_unvalidated(&p->model, &p->cluster, &it->s);
+	json_arr_begin(w, "unvalidated"); /* regimes no validation case measures */
+	for (int i = 0; i < REGIME_COUNT; i++)
+		if (u & (1u << i))
+			json_str(w, NULL, i == 0 ? strat_schedule_name(it->s.schedule) : regime_name(i));
+	json_arr_end(w);
 	json_int(w, "enumerated", r->enumerated);
 	json_int(w, "pruned", r->pruned);
 	json_int(w, "checked", r->checked);
@@ -265,7 +285,7 @@ int cmd_search(int argc, char **argv, const paths_t *paths)
 	if (prc)
 		return prc == 3 ? 0 : 2;
 	if (o.nfiles) {
-		fprintf(stderr, "strata search: one plan file at most (got '%s' too)\n", o.files[0]);
+		fprintf(stderr, "strata search: one plan file at most (got '%s' too)\n", cli_safe(o.files[0]));
 		return 2;
 	}
 	o.job_only = !so.compare;
@@ -283,7 +303,7 @@ int cmd_search(int argc, char **argv, const paths_t *paths)
 		goto out;
 	char why[512];
 	if (pin_set_from_strings(pins, p->pins, p->npins, why, sizeof why)) {
-		fprintf(stderr, "strata search: %s\n", why);
+		fprintf(stderr, "strata search: %s\n", cli_safe(why));
 		rc = 2;
 		goto out;
 	}
@@ -316,7 +336,7 @@ int cmd_search(int argc, char **argv, const paths_t *paths)
 			opt.ref_step = ref->step;
 	}
 	if (search_run(&job, pins, &opt, &r)) {
-		fprintf(stderr, "strata search: %s\n", r.why);
+		fprintf(stderr, "strata search: %s\n", cli_safe(r.why));
 		rc = 2;
 		goto out;
 	}
@@ -332,16 +352,16 @@ int cmd_search(int argc, char **argv, const paths_t *paths)
 	} else if (o.csv) {
 		csv(p, &r, ev);
 	} else {
-		table(p, pins, &r, budget, so.no_ilp, ref);
+		table(p, pins, &r, budget, so.no_ilp, ref, ev);
 	}
 	rc = 0;
 	if (r.n == 0) {
 		rc = 1;
 		if (pins->n && !r.cancelled) {
 			search_explain(&job, pins, &opt, why, sizeof why);
-			fprintf(stderr, "strata search: %s\n", why);
+			fprintf(stderr, "strata search: %s\n", cli_safe(why));
 		} else {
-			fprintf(stderr, "strata search: %s\n", r.why);
+			fprintf(stderr, "strata search: %s\n", cli_safe(r.why));
 		}
 	}
 out:

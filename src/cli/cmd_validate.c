@@ -5,8 +5,10 @@
  * median and p90 absolute relative error, the worst cases and a per-source table. */
 #include "cli/cli.h"
 #include "core/evaluate.h"
+#include "io/text.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +68,7 @@ static void run_case(vstate *st, const char *path)
 	char err[1024];
 	plan_t *p = st->plan;
 	if (plan_load_file(p, path, st->paths, err, sizeof err)) {
-		fprintf(stderr, "strata validate: %s\n", err);
+		fprintf(stderr, "strata validate: %s\n", cli_safe(err));
 		st->errors++;
 		return;
 	}
@@ -74,8 +76,8 @@ static void run_case(vstate *st, const char *path)
 		return;
 	if (strat_resolve(&p->strategy, p->devices, err, sizeof err) ||
 			eval_run(&p->model, &p->cluster, p->devices, &p->strategy, p->budget_gib, st->res)) {
-		fprintf(stderr, "strata validate: %s: invalid strategy: %s\n", path,
-				st->res->why[0] ? st->res->why : err);
+		fprintf(stderr, "strata validate: %s: invalid strategy: %s\n", cli_safe(path),
+				cli_safe(st->res->why[0] ? st->res->why : err));
 		st->errors++;
 		return;
 	}
@@ -85,7 +87,8 @@ static void run_case(vstate *st, const char *path)
 	memset(c, 0, sizeof *c);
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	snprintf(c->id, sizeof c->id, "%s", p->id[0] ? p->id : base);
+	/* the id and the convention are printed in every report: terminal-safe once here */
+	text_safe(c->id, sizeof c->id, p->id[0] ? p->id : base);
 	size_t g = strcspn(c->id, "_");
 	snprintf(c->group, sizeof c->group, "%.*s", (int)(g < 31 ? g : 31), c->id);
 	const eval_result *r = st->res;
@@ -118,7 +121,7 @@ static void run_case(vstate *st, const char *path)
 		const cluster_eff *e = &p->cluster.eff;
 		double alloc = r->peak_bytes / GIB;
 		double m = alloc;
-		snprintf(c->conv, sizeof c->conv, "%s", p->expect.mem_convention);
+		text_safe(c->conv, sizeof c->conv, p->expect.mem_convention);
 		if (!strcmp(c->conv, "reserved"))
 			m = alloc * (1 + e->alloc_frag);
 		else if (!strcmp(c->conv, "nvidia-smi"))
@@ -149,17 +152,17 @@ static void run_path(vstate *st, const char *path)
 {
 	struct stat sb;
 	if (stat(path, &sb)) {
-		fprintf(stderr, "strata validate: %s: cannot read\n", path);
+		fprintf(stderr, "strata validate: %s: stat: %s\n", cli_safe(path), strerror(errno));
 		st->errors++;
 		return;
 	}
 	if (!S_ISDIR(sb.st_mode)) {
-		run_case(st, path);
+		run_case(st, path); /* the loader refuses what is not a regular file */
 		return;
 	}
 	DIR *d = opendir(path);
 	if (!d) {
-		fprintf(stderr, "strata validate: %s: cannot open directory\n", path);
+		fprintf(stderr, "strata validate: %s: opendir: %s\n", cli_safe(path), strerror(errno));
 		st->errors++;
 		return;
 	}

@@ -36,6 +36,17 @@ double eval_layer_activation(const model_t *m, const cluster_t *c, const strateg
 	return q.act[mode];
 }
 
+void eval_step_parts(const eval_result *r, eval_part out[EVAL_NPARTS])
+{
+	const eval_part p[EVAL_NPARTS] = {
+		{"compute", r->compute}, {"recompute", r->recompute}, {"bubble", r->bubble},
+		{"tp comm", r->tp}, {"cp comm", r->cp}, {"ep comm", r->ep}, {"pp comm", r->pp},
+		{"dp comm", r->dp}, {"optimizer", r->optimizer},
+	};
+	for (int i = 0; i < EVAL_NPARTS; i++)
+		out[i] = p[i];
+}
+
 static int reject(eval_result *r, const char *why)
 {
 	r->valid = 0;
@@ -126,8 +137,7 @@ void eval_kinds_get(const model_t *m, const cluster_t *c, const strategy_t *s, e
 	cost_ctx x;
 	ctx_init(&x, m, c, s);
 	k->nkinds = m->nkinds;
-	for (int i = 0; i < m->nkinds; i++)
-		layer_price(&x, i, &k->kc[i]);
+	layer_price_all(&x, k->kc);
 }
 
 int eval_kinds_same(const strategy_t *a, const strategy_t *b)
@@ -160,8 +170,7 @@ int eval_run_kinds(const model_t *m, const cluster_t *c, int devices, const stra
 	eval_kinds own;
 	if (!k || k->nkinds != m->nkinds) {
 		own.nkinds = m->nkinds;
-		for (int i = 0; i < m->nkinds; i++)
-			layer_price(&x, i, &own.kc[i]);
+		layer_price_all(&x, own.kc);
 		k = &own;
 	}
 	const layer_cost *kc = k->kc;

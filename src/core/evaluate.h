@@ -43,6 +43,16 @@ typedef struct {
 	double params_total, params_active;
 } eval_result;
 
+/* One part of the step time (they add up to eval_result.step). */
+typedef struct {
+	const char *name;           /* "compute", "recompute", "bubble", "tp comm", ... */
+	double s;                   /* seconds per step */
+} eval_part;
+
+#define EVAL_NPARTS 9
+/* The parts of r's step time, in the order the reports print them, into out[EVAL_NPARTS]. */
+void eval_step_parts(const eval_result *r, eval_part out[EVAL_NPARTS]);
+
 /* Evaluate a strategy. budget_gib <= 0 means the cluster default (memory less reserve).
  * Returns 0 when evaluated (fits may still be 0), -1 when the strategy is invalid. */
 int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t *s,

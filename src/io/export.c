@@ -3,6 +3,7 @@
 #include "io/export.h"
 #include "io/export_int.h"
 #include "io/atomic.h"
+#include "io/text.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -34,8 +35,10 @@ void export_note(export_notes *ns, const char *fmt, ...)
 	}
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(ns->text[ns->n++], EXPORT_LINE, fmt, ap);
+	char *line = ns->text[ns->n++];
+	vsnprintf(line, EXPORT_LINE, fmt, ap);
 	va_end(ap);
+	text_safe(line, EXPORT_LINE, line); /* a comment line: no control character, no cut character */
 }
 
 void export_notes_print(FILE *f, const export_notes *ns, const char *prefix)
@@ -44,23 +47,15 @@ void export_notes_print(FILE *f, const export_notes *ns, const char *prefix)
 		fprintf(f, "%s%s\n", prefix, ns->text[i]);
 }
 
-/* Names come from user files: keep control characters (a newline would end a shell or
- * TOML comment and turn the rest of the name into code) out of comment lines. */
-static void clean(char *dst, size_t n, const char *src)
-{
-	size_t i = 0;
-	for (; src[i] && i + 1 < n; i++)
-		dst[i] = (unsigned char)src[i] < 0x20 || src[i] == 0x7f ? '?' : src[i];
-	dst[i] = 0;
-}
-
 void export_header(export_notes *ns, const export_facts *x, const char *target, const char *source)
 {
 	const plan_t *p = x->p;
 	const strategy_t *s = x->s;
-	char model[64], cluster[64];
-	clean(model, sizeof model, p->model.name[0] ? p->model.name : "(unnamed model)");
-	clean(cluster, sizeof cluster, p->cluster.name[0] ? p->cluster.name : "(unnamed cluster)");
+	/* names come from user files: no control characters (a newline would end a shell or TOML
+	 * comment and turn the rest of the name into code) in comment lines, nor on a terminal */
+	char model[sizeof p->model.name], cluster[sizeof p->cluster.name];
+	text_safe(model, sizeof model, p->model.name[0] ? p->model.name : "(unnamed model)");
+	text_safe(cluster, sizeof cluster, p->cluster.name[0] ? p->cluster.name : "(unnamed cluster)");
 	export_note(ns, "strata export --to %s: %s on %s, %d devices", target, model, cluster, p->devices);
 	if (x->moe)
 		export_note(ns, "dp %d x tp %d x pp %d x cp %d = %d ranks; experts: ep %d x etp %d", s->dp, s->tp, s->pp,

@@ -1,5 +1,6 @@
 /* json: streaming JSON writer. */
 #include "json.h"
+#include "io/text.h"
 
 #include <locale.h>
 #include <math.h>
@@ -21,7 +22,10 @@ json_indent(json_w *w)
 }
 
 /* Write the bytes of S as a JSON string body. Runs of bytes that need no
- * escaping are written in one fwrite. */
+ * escaping are written in one fwrite. Control characters (C0, DEL and C1)
+ * are escaped as \u00XX, so the output is safe to show on a terminal; a
+ * bad UTF-8 sequence becomes one U+FFFD per maximal valid prefix, as
+ * Unicode recommends. */
 static void
 json_escape(FILE *f, const char *str)
 {
@@ -33,17 +37,30 @@ json_escape(FILE *f, const char *str)
 		unsigned char c = *s;
 		const char *esc = NULL;
 		char ubuf[7];
-		size_t need, k;
-		unsigned lo = 0x80, hi = 0xBF;
-		unsigned long cp;
+		unsigned cp = c;
+		int valid;
+		size_t k;
 
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+		if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
 			s++;
 			continue;
 		}
+		k = text_utf8_next((const char *)s, &valid);
+		if (valid && k == 2 && c == 0xC2 && s[1] < 0xA0)
+			cp = s[1]; /* C1 control, U+0080-U+009F */
+		else if (valid && k > 1 &&
+			 !(k == 3 && c == 0xE2 && s[1] == 0x80 && (s[2] == 0xA8 || s[2] == 0xA9))) {
+			s += k; /* any other character stays in the run */
+			continue;
+		}
 		fwrite(run, 1, (size_t)(s - run), f);
-		if (c < 0x80) {
-			switch (c) {
+		if (!valid) {
+			fputs("\xEF\xBF\xBD", f);
+		} else if (k == 3) {
+			/* U+2028/U+2029: valid JSON, but not valid inside JavaScript strings */
+			fputs(s[2] == 0xA8 ? "\\u2028" : "\\u2029", f);
+		} else {
+			switch (cp) {
 			case '"': esc = "\\\""; break;
 			case '\\': esc = "\\\\"; break;
 			case '\b': esc = "\\b"; break;
@@ -53,60 +70,15 @@ json_escape(FILE *f, const char *str)
 			case '\t': esc = "\\t"; break;
 			default:
 				memcpy(ubuf, "\\u00", 4);
-				ubuf[4] = hex[c >> 4];
-				ubuf[5] = hex[c & 15];
+				ubuf[4] = hex[cp >> 4];
+				ubuf[5] = hex[cp & 15];
 				ubuf[6] = '\0';
 				esc = ubuf;
 				break;
 			}
 			fputs(esc, f);
-			run = ++s;
-			continue;
 		}
-		/* Multi-byte sequence: the second-byte ranges exclude overlong
-		 * forms, UTF-16 surrogates and code points above U+10FFFF
-		 * (Unicode table 3-7). A bad sequence is replaced by one U+FFFD
-		 * per maximal valid prefix, as Unicode recommends. */
-		if (c >= 0xC2 && c <= 0xDF) {
-			need = 1;
-		} else if (c >= 0xE0 && c <= 0xEF) {
-			need = 2;
-			if (c == 0xE0)
-				lo = 0xA0;
-			else if (c == 0xED)
-				hi = 0x9F;
-		} else if (c >= 0xF0 && c <= 0xF4) {
-			need = 3;
-			if (c == 0xF0)
-				lo = 0x90;
-			else if (c == 0xF4)
-				hi = 0x8F;
-		} else {
-			fputs("\xEF\xBF\xBD", f);
-			run = ++s;
-			continue;
-		}
-		cp = c & (need == 1 ? 0x1F : need == 2 ? 0x0F : 0x07);
-		for (k = 1; k <= need; k++) {
-			unsigned b = s[k];
-
-			if (b < lo || b > hi)
-				break;
-			cp = (cp << 6) | (b & 0x3F);
-			lo = 0x80;
-			hi = 0xBF;
-		}
-		if (k <= need) {
-			fputs("\xEF\xBF\xBD", f);
-			s += k;
-		} else if (cp == 0x2028 || cp == 0x2029) {
-			/* Valid JSON, but not valid inside JavaScript strings. */
-			fputs(cp == 0x2028 ? "\\u2028" : "\\u2029", f);
-			s += k;
-		} else {
-			fwrite(s, 1, k, f);
-			s += k;
-		}
+		s += k;
 		run = s;
 	}
 	fwrite(run, 1, (size_t)(s - run), f);

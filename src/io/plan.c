@@ -4,6 +4,7 @@
  * differ in shape (a vision encoder in front of a decoder, interleaved dense and MoE layers)
  * lists them as `blocks`, the YAML form of strata.layers, which plan files are saved in. */
 #include "io/plan.h"
+#include "io/text.h"
 #include "io/ydoc.h"
 
 #include <ctype.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #define MAX_DEGREE (1 << 20)
 
@@ -631,7 +633,7 @@ static int model_blocks_from_node(model_t *m, yctx *y, const yd_node *n, const y
 		return 2;
 	}
 	memset(m, 0, sizeof *m);
-	snprintf(m->name, sizeof m->name, "%s", c->name);
+	text_copy(m->name, sizeof m->name, c->name);
 	model_set_globals(m, c);
 	bool seen_mtp = false;
 	long total = 0;
@@ -690,7 +692,7 @@ static int model_from_node(model_t *m, yctx *y, const yd_node *n)
 		name = y_str(n, "_name_or_path");
 	if (!name)
 		name = y_str(n, "model_type");
-	snprintf(c.name, sizeof c.name, "%s", name ? name : "model");
+	text_copy(c.name, sizeof c.name, name ? name : "model");
 	c.tied = true; /* Hugging Face default */
 	int shared_size = 0;
 	if (config_read(y, n, &c, &shared_size))
@@ -703,7 +705,7 @@ static int model_from_node(model_t *m, yctx *y, const yd_node *n)
 		if (config_read(y, text, &c, &shared_size))
 			return 2;
 		if (!y_str(n, "name") && !y_str(n, "_name_or_path") && y_str(text, "_name_or_path"))
-			snprintf(c.name, sizeof c.name, "%s", y_str(text, "_name_or_path"));
+			text_copy(c.name, sizeof c.name, y_str(text, "_name_or_path"));
 	}
 	/* without the key, tying is the default of the family's config class: Hugging Face's
 	 * base class ties, Llama, Mistral/Mixtral, Qwen2/3, DeepSeek and GPT-NeoX do not */
@@ -772,7 +774,7 @@ static int cluster_from_node(cluster_t *c, yctx *y, const yd_node *n)
 	memset(c, 0, sizeof *c);
 	c->eff = cluster_default_eff();
 	const char *name = y_str(n, "name");
-	snprintf(c->name, sizeof c->name, "%s", name ? name : "cluster");
+	text_copy(c->name, sizeof c->name, name ? name : "cluster");
 	const yd_node *dev = yd_get(n, "device"), *node = yd_get(n, "node"), *net = yd_get(n, "network");
 	const char *miss = !dev ? "device" : !node ? "node" : !net ? "network" : NULL;
 	if (miss) {
@@ -780,7 +782,7 @@ static int cluster_from_node(cluster_t *c, yctx *y, const yd_node *n)
 		return 2;
 	}
 	const char *dname = y_str(dev, "name");
-	snprintf(c->device, sizeof c->device, "%s", dname ? dname : "device");
+	text_copy(c->device, sizeof c->device, dname ? dname : "device");
 	const yd_node *pk = yd_get(dev, "peak_tflops");
 	if (!pk || yd_kind_of(pk) != YD_MAP) {
 		yd_errat(y->d, pk ? pk : dev, y->err, y->n, "device.peak_tflops must be a mapping {bf16: .., fp16: .., fp8: ..}");
@@ -838,26 +840,25 @@ int plan_resolve_ref(const char *ref, const char *kind, const char *base, const 
 		size_t outlen, char *err, size_t errlen)
 {
 	if (plan_ref_is_path(ref)) {
-		if (ref[0] != '/' && base && base[0]) {
-			/* relative to the including file first, then to the working directory */
-			char dir[1024];
-			snprintf(dir, sizeof dir, "%s", base);
-			char *sl = strrchr(dir, '/');
-			if (sl) {
-				*sl = 0;
-				snprintf(out, outlen, "%s/%s", dir, ref);
-				FILE *f = fopen(out, "r");
-				if (f) {
-					fclose(f);
-					return 0;
-				}
-			}
+		const char *sl = ref[0] != '/' && base ? strrchr(base, '/') : NULL;
+		struct stat st;
+		/* relative to the including file first (if something is there: the loader says
+		 * what is wrong with it), then to the working directory */
+		if (sl && (size_t)snprintf(out, outlen, "%.*s/%s", (int)(sl - base), base, ref) < outlen &&
+				!stat(out, &st))
+			return 0;
+		if ((size_t)snprintf(out, outlen, "%s", ref) >= outlen) {
+			snprintf(err, errlen, "%.80s...: %s", ref, strerror(ENAMETOOLONG));
+			return -1;
 		}
-		snprintf(out, outlen, "%s", ref);
 		return 0;
 	}
-	char sub[512];
-	snprintf(sub, sizeof sub, "presets/%s/%s.yaml", kind, ref);
+	char sub[PATH_MAX];
+	if ((size_t)snprintf(sub, sizeof sub, "presets/%s/%s.yaml", kind, ref) >= sizeof sub) {
+		snprintf(err, errlen, "unknown %s preset '%.80s...' (see `strata presets`)",
+				kind[0] == 'm' ? "model" : "cluster", ref);
+		return -1;
+	}
 	if (paths && !paths_find(paths, sub, out, outlen))
 		return 0;
 	snprintf(err, errlen, "unknown %s preset '%s' (see `strata presets`)", kind[0] == 'm' ? "model" : "cluster", ref);
@@ -867,7 +868,7 @@ int plan_resolve_ref(const char *ref, const char *kind, const char *base, const 
 static int load_model_ref(model_t *m, const char *ref, const char *base, const paths_t *paths, char *err,
 		size_t errlen)
 {
-	char path[1400];
+	char path[PATH_MAX];
 	if (plan_resolve_ref(ref, "models", base, paths, path, sizeof path, err, errlen))
 		return 2;
 	yd_doc *d = yd_load_file(path, err, errlen);
@@ -882,7 +883,7 @@ static int load_model_ref(model_t *m, const char *ref, const char *base, const p
 static int load_cluster_ref(cluster_t *c, const char *ref, const char *base, const paths_t *paths, char *err,
 		size_t errlen)
 {
-	char path[1400];
+	char path[PATH_MAX];
 	if (plan_resolve_ref(ref, "clusters", base, paths, path, sizeof path, err, errlen))
 		return 2;
 	yd_doc *d = yd_load_file(path, err, errlen);
@@ -1033,8 +1034,8 @@ static int plan_from_doc(plan_t *p, yd_doc *d, const paths_t *paths, char *err, 
 		return 2;
 	}
 	const char *id = y_str(root, "id"), *src = y_str(root, "source");
-	snprintf(p->id, sizeof p->id, "%s", id ? id : "");
-	snprintf(p->source, sizeof p->source, "%s", src ? src : "");
+	text_copy(p->id, sizeof p->id, id ? id : "");
+	text_copy(p->source, sizeof p->source, src ? src : "");
 	const yd_node *mn = yd_get(root, "model"), *cn = yd_get(root, "cluster");
 	if (!mn || !cn) {
 		yd_errat(d, root, err, errlen, "plan is missing '%s'", !mn ? "model" : "cluster");
@@ -1042,8 +1043,11 @@ static int plan_from_doc(plan_t *p, yd_doc *d, const paths_t *paths, char *err, 
 	}
 	int rc;
 	if (yd_kind_of(mn) == YD_SCALAR) {
-		snprintf(p->model_ref, sizeof p->model_ref, "%s", yd_str(mn));
-		char e2[512];
+		if (text_copy(p->model_ref, sizeof p->model_ref, yd_str(mn)) >= sizeof p->model_ref) {
+			yd_errat(d, mn, err, errlen, "a model reference is at most %zu bytes", sizeof p->model_ref - 1);
+			return 2;
+		}
+		char e2[1024];
 		rc = load_model_ref(&p->model, yd_str(mn), p->path, paths, e2, sizeof e2);
 		if (rc) {
 			yd_errat(d, mn, err, errlen, "%s", e2);
@@ -1055,8 +1059,11 @@ static int plan_from_doc(plan_t *p, yd_doc *d, const paths_t *paths, char *err, 
 			return rc;
 	}
 	if (yd_kind_of(cn) == YD_SCALAR) {
-		snprintf(p->cluster_ref, sizeof p->cluster_ref, "%s", yd_str(cn));
-		char e2[512];
+		if (text_copy(p->cluster_ref, sizeof p->cluster_ref, yd_str(cn)) >= sizeof p->cluster_ref) {
+			yd_errat(d, cn, err, errlen, "a cluster reference is at most %zu bytes", sizeof p->cluster_ref - 1);
+			return 2;
+		}
+		char e2[1024];
 		rc = load_cluster_ref(&p->cluster, yd_str(cn), p->path, paths, e2, sizeof e2);
 		if (rc) {
 			yd_errat(d, cn, err, errlen, "%s", e2);
@@ -1086,13 +1093,20 @@ static int plan_from_doc(plan_t *p, yd_doc *d, const paths_t *paths, char *err, 
 			yd_errat(d, pins, err, errlen, "pins must be a list of \"key=value\" strings");
 			return 2;
 		}
-		for (size_t i = 0; i < yd_len(pins) && p->npins < PLAN_MAX_PINS; i++) {
+		if (yd_len(pins) > PLAN_MAX_PINS) {
+			yd_errat(d, pins, err, errlen, "at most %d pins", PLAN_MAX_PINS);
+			return 2;
+		}
+		for (size_t i = 0; i < yd_len(pins); i++) {
 			const char *s = yd_str(yd_item(pins, i));
 			if (!s || !strchr(s, '=')) {
 				yd_errat(d, yd_item(pins, i), err, errlen, "a pin is written \"key=value\" (e.g. tp=8)");
 				return 2;
 			}
-			snprintf(p->pins[p->npins++], sizeof p->pins[0], "%s", s);
+			if (text_copy(p->pins[p->npins++], sizeof p->pins[0], s) >= sizeof p->pins[0]) {
+				yd_errat(d, yd_item(pins, i), err, errlen, "a pin is at most %zu bytes", sizeof p->pins[0] - 1);
+				return 2;
+			}
 		}
 	}
 	const yd_node *ex = yd_get(root, "expect");
@@ -1106,9 +1120,9 @@ static int plan_from_doc(plan_t *p, yd_doc *d, const paths_t *paths, char *err, 
 				y_num(&y, ex, "hfu", 0, 1, &p->expect.hfu))
 			return 2;
 		const char *tc = y_str(ex, "tflops_convention");
-		snprintf(p->expect.tflops_convention, sizeof p->expect.tflops_convention, "%s", tc ? tc : "mfu");
+		text_copy(p->expect.tflops_convention, sizeof p->expect.tflops_convention, tc ? tc : "mfu");
 		const char *mc = y_str(ex, "mem_convention");
-		snprintf(p->expect.mem_convention, sizeof p->expect.mem_convention, "%s", mc ? mc : "unknown");
+		text_copy(p->expect.mem_convention, sizeof p->expect.mem_convention, mc ? mc : "unknown");
 	}
 	return 0;
 }
@@ -1122,7 +1136,10 @@ static void plan_init(plan_t *p)
 int plan_load_file(plan_t *p, const char *path, const paths_t *paths, char *err, size_t errlen)
 {
 	plan_init(p);
-	snprintf(p->path, sizeof p->path, "%s", path);
+	if (text_copy(p->path, sizeof p->path, path) >= sizeof p->path) {
+		snprintf(err, errlen, "%.80s...: %s", path, strerror(ENAMETOOLONG));
+		return 2;
+	}
 	yd_doc *d = yd_load_file(path, err, errlen);
 	if (!d)
 		return 2;

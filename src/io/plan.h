@@ -8,6 +8,8 @@
 #include "core/strategy.h"
 #include "io/paths.h"
 
+#include <limits.h>
+
 #define PLAN_MAX_PINS 32
 
 typedef struct {
@@ -24,8 +26,10 @@ typedef struct {
 	int devices;
 	strategy_t strategy;
 	double budget_gib;                  /* 0 = cluster default */
-	char model_ref[256], cluster_ref[256]; /* preset name or path as written */
-	char id[128], source[256], path[1024];
+	char model_ref[PATH_MAX], cluster_ref[PATH_MAX]; /* preset name or path as written */
+	char id[128], source[256];          /* cut on a character boundary when longer */
+	char path[1024];                    /* the file it was loaded from (a longer path is refused:
+	                                     * the explorer keeps it in a buffer of this size) */
 	int has_expect;
 	plan_expect expect;
 	int npins;

@@ -7,23 +7,36 @@
 #endif
 #include "io/plan_write.h"
 #include "io/atomic.h"
+#include "io/text.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A YAML double-quoted scalar: the only escapes needed are \ " and control characters. */
+/* A YAML double-quoted scalar. Escaped: \ and ", and every character libyaml refuses to
+ * read raw although an escape may give it (C0 controls, DEL, C1 controls, U+FFFE, U+FFFF);
+ * a byte that is not UTF-8 (a name can only carry one if a caller put it there) becomes
+ * U+FFFD, so whatever is in memory the text loads. */
 static void put_str(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char c = (unsigned char)*s;
+		int valid;
+		size_t k = text_utf8_next(s, &valid);
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(f, "\\x%02x", c);
+		else if (!valid)
+			fputs("\\uFFFD", f);
+		else if (k == 2 && c == 0xc2 && (unsigned char)s[1] < 0xa0)
+			fprintf(f, "\\x%02x", (unsigned char)s[1]);
+		else if (k == 3 && c == 0xef && (unsigned char)s[1] == 0xbf && (unsigned char)s[2] >= 0xbe)
+			fprintf(f, "\\u%s", (unsigned char)s[2] == 0xbe ? "FFFE" : "FFFF");
 		else
-			fputc(c, f);
+			fwrite(s, 1, k, f);
+		s += k;
 	}
 	fputc('"', f);
 }
@@ -65,7 +78,7 @@ static int model_to_config(const model_t *m, model_config *c)
 {
 	memset(c, 0, sizeof *c);
 	const layer_kind *k0 = &m->kind[0];
-	snprintf(c->name, sizeof c->name, "%s", m->name);
+	text_copy(c->name, sizeof c->name, m->name);
 	c->hidden = m->hidden;
 	c->vocab = m->vocab;
 	c->gated = m->gated;
@@ -281,7 +294,7 @@ static void write_cluster(FILE *f, const cluster_t *c)
 static void write_ref(FILE *f, const char *key, const char *ref, const char *kind, const plan_t *p,
 		const paths_t *paths)
 {
-	char found[1400], err[256], abs[PATH_MAX];
+	char found[PATH_MAX], err[256], abs[PATH_MAX];
 	int is_file = plan_ref_is_path(ref) &&
 		!plan_resolve_ref(ref, kind, p->path, paths, found, sizeof found, err, sizeof err) && realpath(found, abs);
 	key_str(f, "", key, is_file ? abs : ref);
@@ -397,8 +410,32 @@ static int save_write(FILE *f, void *arg, char *err, size_t errlen)
 	return plan_write(f, j->p, j->paths, err, errlen);
 }
 
+/* The written temporary file must load with the loader `strata eval` and the explorer
+ * use, or it does not replace the plan on disk. */
+static int save_check(const char *tmp, void *arg, char *err, size_t errlen)
+{
+	const save_job *j = arg;
+	plan_t *back = malloc(sizeof *back);
+	char why[1024];
+	if (!back) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	int rc = plan_load_file(back, tmp, j->paths, why, sizeof why);
+	free(back);
+	if (rc) {
+		/* the loader names the temporary file, which is about to go */
+		size_t tl = strlen(tmp);
+		int named = !strncmp(why, tmp, tl);
+		snprintf(err, errlen, "the plan as written would not load back (%s%s)", named ? "written plan" : "",
+				named ? why + tl : why);
+		return -1;
+	}
+	return 0;
+}
+
 int plan_save(const plan_t *p, const char *path, const paths_t *paths, char *err, size_t errlen)
 {
 	save_job j = {p, paths};
-	return atomic_write_with(path, save_write, &j, err, errlen);
+	return atomic_write_checked(path, save_write, save_check, &j, err, errlen);
 }

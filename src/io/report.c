@@ -1,5 +1,6 @@
 /* report.c - table, JSON and CSV views of an evaluation. No formula lives here. */
 #include "io/report.h"
+#include "io/text.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -137,9 +138,13 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 		strat_rc_modules_text(s->rc_modules, mods, sizeof mods);
 		snprintf(rc, sizeof rc, "%s(%s)", strat_recompute_name(s->recompute), mods);
 	}
-	fprintf(f, "model    %s (%.1fB params, %.1fB active, %d layers)\n", p->model.name, r->params_total / 1e9,
-			r->params_active / 1e9, p->model.layers);
-	fprintf(f, "cluster  %s, %d x %s\n", p->cluster.name, p->devices, p->cluster.device);
+	/* names come from input files: terminal-safe (io/text.h) */
+	char mname[sizeof p->model.name], cname[sizeof p->cluster.name], dname[sizeof p->cluster.device];
+	fprintf(f, "model    %s (%.1fB params, %.1fB active, %d layers)\n",
+			text_safe(mname, sizeof mname, p->model.name), r->params_total / 1e9, r->params_active / 1e9,
+			p->model.layers);
+	fprintf(f, "cluster  %s, %d x %s\n", text_safe(cname, sizeof cname, p->cluster.name), p->devices,
+			text_safe(dname, sizeof dname, p->cluster.device));
 	char cf[32] = "";
 	if (s->moe_cf > 0 && s->moe_cf != 1.0)
 		snprintf(cf, sizeof cf, " moe_cf=%g", s->moe_cf);
@@ -170,20 +175,33 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 	fprintf(f, "  peak %.2f GiB on stage %d: %s\n", r->peak_bytes / GIB, r->peak_stage,
 			r->fits ? "fits" : "DOES NOT FIT");
 	fprintf(f, "\nstep time %.4g s\n", r->step);
-	struct { const char *n; double v; } parts[] = {
-		{"compute", r->compute}, {"recompute", r->recompute}, {"bubble", r->bubble},
-		{"tp comm", r->tp}, {"cp comm", r->cp}, {"ep comm", r->ep}, {"pp comm", r->pp},
-		{"dp comm", r->dp}, {"optimizer", r->optimizer},
-	};
-	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-		if (parts[i].v <= 0 && i > 0)
+	eval_part parts[EVAL_NPARTS];
+	eval_step_parts(r, parts);
+	for (int i = 0; i < EVAL_NPARTS; i++) {
+		if (parts[i].s <= 0 && i > 0)
 			continue;
-		fprintf(f, "  %-10s %10.4g s %5.1f%% ", parts[i].n, parts[i].v, 100 * parts[i].v / r->step);
-		bar(f, parts[i].v / r->step, 30);
+		fprintf(f, "  %-10s %10.4g s %5.1f%% ", parts[i].name, parts[i].s, 100 * parts[i].s / r->step);
+		bar(f, parts[i].s / r->step, 30);
 		fputc('\n', f);
 	}
 	fprintf(f, "\nthroughput %.4g tokens/s   MFU %.1f%%   HFU %.1f%%\n", r->tokens_per_s, 100 * r->mfu,
 			100 * r->hfu);
+}
+
+void report_compare(FILE *f, const eval_result *ref, const eval_result *c)
+{
+	eval_part a[EVAL_NPARTS], b[EVAL_NPARTS];
+	eval_step_parts(ref, a);
+	eval_step_parts(c, b);
+	fprintf(f, "  %-11s %12s %12s %12s\n", "", "plan", "candidate", "difference");
+	for (int i = 0; i < EVAL_NPARTS; i++) {
+		if (a[i].s == 0 && b[i].s == 0)
+			continue;
+		fprintf(f, "  %-11s %10.4g s %10.4g s %+10.4g s\n", a[i].name, a[i].s, b[i].s, b[i].s - a[i].s);
+	}
+	fprintf(f, "  %-11s %10.4g s %10.4g s %+10.4g s\n", "step", ref->step, c->step, c->step - ref->step);
+	fprintf(f, "  %-11s %8.2f GiB %8.2f GiB %+8.2f GiB\n", "peak memory", ref->peak_bytes / GIB,
+			c->peak_bytes / GIB, (c->peak_bytes - ref->peak_bytes) / GIB);
 }
 
 void report_csv_header(FILE *f)
@@ -193,8 +211,12 @@ void report_csv_header(FILE *f)
 			"bubble_s,tp_s,cp_s,ep_s,pp_s,dp_s,optimizer_s,tokens_per_s,mfu,hfu\n");
 }
 
-static void csv_str(FILE *f, const char *s)
+/* A quoted CSV field; control characters become '?' as on the table (a newline would
+ * split the row, and the CSV often lands on a terminal). */
+static void csv_str(FILE *f, const char *str)
 {
+	char safe[256];
+	const char *s = text_safe(safe, sizeof safe, str);
 	fputc('"', f);
 	for (; *s; s++) {
 		if (*s == '"')

@@ -16,6 +16,9 @@ void report_json(json_w *w, const char *key, const plan_t *p, const eval_result 
 void report_json_members(json_w *w, const plan_t *p, const eval_result *r);
 /* CSV header line matching report_csv_row. */
 void report_csv_header(FILE *f);
+/* Where candidate c differs from the reference plan ref: each part of the step time, the
+ * step and the peak memory, side by side (search --compare). */
+void report_compare(FILE *f, const eval_result *ref, const eval_result *c);
 /* One CSV row. */
 void report_csv_row(FILE *f, const plan_t *p, const eval_result *r);
 /* The diagnostic for a result that does not fit: which stage, how far over the budget. */

@@ -3,10 +3,40 @@
  * The event API is used (not yaml_parser_load) because it lets us stop at
  * the first alias, the first over-deep container or the second document,
  * before libyaml has built anything large; the document API would expand
- * the whole input first. */
-#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
+ * the whole input first.
+ *
+ * Storage. The input may be 64 MiB, and a flow sequence of one-digit
+ * numbers is one node per two bytes of it, so the tree is not one struct
+ * per node (24 bytes, a pointer to it in its parent, a copy of the text:
+ * 1.6 GB for such a file) but a byte-packed "tape" of records in document
+ * order, in 4 KiB pages of one page-aligned block:
+ *
+ *   scalar      header byte (kind, plain, a length up to 29), position,
+ *               [u32 length], text and NUL: 4 bytes for "1"; text longer
+ *               than YD_INLINE_MAX lives in the arena and the record points
+ *               at it
+ *   map, seq    header byte, position, u32 count (entries of a map, items of
+ *               a seq), u32 offset from the header to what follows the
+ *               subtree; the children follow the header
+ *   index       after the subtree of a container with more than YD_STRIDE
+ *               children: a pointer to the offsets (from the container's
+ *               header) of its children 0, 16, 32, ..., so yd_item() walks
+ *               at most 15 siblings
+ *   page end    the rest of the page is unused: no record crosses a page
+ *
+ * A position is stored as the difference from the node written before it,
+ * one byte on the same line or a few lines down (pos_put), and
+ * every page starts with the absolute position of the node before its
+ * first record, so yd_line() finds the page from the node's address and
+ * reads at most that page. Multi-byte fields are unaligned and go through
+ * memcpy. The tape takes at most about 3.5 times the input (empty
+ * collections, keys without values), so loading peaks at 2 to 5 times the
+ * input size with the input itself (docs/formats.md has the measurements). */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
 
 #include "ydoc.h"
+#include "io/paths.h"
+#include "io/text.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -17,7 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <yaml.h>
 
@@ -27,22 +56,27 @@
 /* How much of a user string is echoed in a message. */
 #define YD_QUOTE_MAX 48
 
-/* 24 bytes on LP64: a flow sequence of one-digit numbers costs about 12x its
- * source size, which matters because the input may be 64 MiB. */
+#define YD_PAGE 4096u      /* tape page: records never cross one */
+#define YD_CKPT 8u         /* a page starts with u32 line, u32 col */
+#define YD_STRIDE 16u      /* a container's index lists every 16th child */
+#define YD_INLINE_MAX 256u /* longer scalar text lives in the arena */
+#define YD_POS_MAX 11u     /* largest position field: 0xC0 and two LEB128 u32 */
+
+/* Header byte: the low two bits are the kind (yd_kind values) or REC_SPECIAL. */
+#define REC_SPECIAL 3u
+#define REC_PAGE_END 0x03u /* REC_SPECIAL: the rest of the page is unused */
+#define REC_INDEX 0x07u    /* REC_SPECIAL: a container's child index */
+#define REC_PLAIN 0x04u    /* scalar: written plain */
+#define REC_LEN_U32 30u    /* scalar length code (bits 3-7): u32 length follows */
+#define REC_LEN_PTR 31u    /* ... u32 length and a pointer to the text follow */
+
+/* A node is the first byte of its record; it is only ever read as bytes. */
 struct yd_node {
-	union {
-		const char *s;              /* YD_SCALAR: NUL-terminated text */
-		const yd_node *const *kids; /* YD_SEQ: items; YD_MAP: key, value, key, ... */
-	} u;
-	uint32_t n;    /* scalar: bytes; map: entries; seq: items */
-	uint32_t line; /* 1-based */
-	uint32_t col;  /* 1-based, in characters as libyaml counts them */
-	unsigned char kind;
-	unsigned char plain;
+	unsigned char hdr;
 };
 
-/* Arena chunk; nodes, strings and child arrays are carved from these so a
- * document is freed in a few calls whatever its size or the error path. */
+/* Arena chunk; the doc name, long scalar text and child indexes are carved
+ * from these so a document is freed in a few calls whatever its size. */
 struct yd_chunk {
 	struct yd_chunk *next;
 	size_t used, cap;
@@ -56,22 +90,28 @@ typedef struct {
 
 struct yd_doc {
 	yd_arena arena;
+	unsigned char *tape; /* YD_PAGE-aligned; offsets into it fit in a u32 */
+	size_t cap, used;
+	uint32_t line, col; /* position of the last node written */
 	const char *name;
 	const yd_node *root;
 };
 
 /* An open container whose children are still arriving. */
 typedef struct {
-	yd_node *node;
-	size_t base; /* index in the pending stack of its first child */
+	size_t off;   /* tape offset of its header */
+	size_t nkids; /* children so far (keys and values of a map) */
+	size_t base;  /* its first entry in the loader's index stack */
 } yd_frame;
 
-/* Parse state. All open containers share one pending stack of children, so
- * growth is amortised over the whole document rather than per container. */
+/* Parse state. The index entries of all open containers share one stack,
+ * so growth is amortised over the whole document. */
 typedef struct {
 	yd_doc *doc;
-	const yd_node **pend;
-	size_t npend, cappend;
+	uint32_t *idx;
+	size_t nidx, capidx;
+	size_t root_off;
+	int has_root;
 	yd_frame open[YD_MAX_DEPTH];
 	int depth;
 	int ndocs;
@@ -81,6 +121,8 @@ typedef struct {
 
 /* ---- small helpers ---------------------------------------------------- */
 
+/* The message is made terminal-safe as a whole (io/text.h): file names,
+ * keys and values from the input go into it and it ends up on a terminal. */
 static void
 yd_vformat(char *err, size_t errlen, const char *name, int line, int col,
 	   const char *fmt, va_list ap)
@@ -93,9 +135,9 @@ yd_vformat(char *err, size_t errlen, const char *name, int line, int col,
 		k = snprintf(err, errlen, "%s:%d:%d: ", name, line, col);
 	else
 		k = snprintf(err, errlen, "%s: ", name);
-	if (k < 0 || (size_t)k >= errlen)
-		return;
-	vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+	if (k >= 0 && (size_t)k < errlen)
+		vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+	text_safe(err, errlen, err);
 }
 
 static void
@@ -118,27 +160,28 @@ yd_format(char *err, size_t errlen, const char *name, int line, int col,
 }
 
 /* Copy user text into a message: cut long values at a character boundary
- * and replace control characters, since a quoted YAML string can carry
+ * and make them terminal-safe, since a quoted YAML string can carry
  * terminal escape sequences and messages go to a terminal. */
 static void
 yd_quote(char *dst, size_t dstlen, const char *s, size_t len)
 {
-	size_t i, o = 0, cut = len;
+	size_t cut = len;
 
+	if (dstlen < YD_QUOTE_MAX + 4) {
+		if (dstlen > 0)
+			dst[0] = '\0';
+		return;
+	}
 	if (cut > YD_QUOTE_MAX) {
 		cut = YD_QUOTE_MAX;
 		while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
 			cut--;
 	}
-	for (i = 0; i < cut && o + 1 < dstlen; i++) {
-		unsigned char c = (unsigned char)s[i];
-		dst[o++] = (c < 0x20 || c == 0x7F) ? '?' : (char)c;
-	}
-	if (cut < len && o + 4 < dstlen) {
-		memcpy(dst + o, "...", 3);
-		o += 3;
-	}
-	dst[o] = '\0';
+	memcpy(dst, s, cut);
+	dst[cut] = '\0';
+	text_safe(dst, dstlen, dst);
+	if (cut < len)
+		strcat(dst, "...");
 }
 
 /* ---- arena ------------------------------------------------------------ */
@@ -213,6 +256,232 @@ yd_strdup(yd_arena *a, const char *s, size_t len)
 	return p;
 }
 
+/* ---- tape: reading records -------------------------------------------- */
+
+static uint32_t
+get32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static void
+put32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
+static const unsigned char *
+rec(const yd_node *n)
+{
+	return (const unsigned char *)n;
+}
+
+static size_t
+get_uleb(const unsigned char *p, uint32_t *v)
+{
+	uint32_t x = 0;
+	unsigned shift = 0;
+	size_t k = 0;
+	unsigned char b;
+
+	do {
+		b = p[k++];
+		if (shift < 32)
+			x |= (uint32_t)(b & 0x7F) << shift;
+		shift += 7;
+	} while ((b & 0x80) != 0 && k < 5);
+	*v = x;
+	return k;
+}
+
+static size_t
+put_uleb(unsigned char *p, uint32_t v)
+{
+	size_t k = 0;
+
+	do {
+		unsigned char b = (unsigned char)(v & 0x7F);
+
+		v >>= 7;
+		p[k++] = (unsigned char)(b | (v != 0 ? 0x80 : 0));
+	} while (v != 0);
+	return k;
+}
+
+/* Apply the position field at P to the position (*l, *c) of the node
+ * before; returns the field's size. */
+static size_t
+pos_get(const unsigned char *p, uint32_t *l, uint32_t *c)
+{
+	size_t k = 1;
+
+	if (p[0] < 0x80) {
+		*c += p[0];
+	} else if (p[0] < 0xC0) {
+		*l += (uint32_t)((p[0] >> 4) & 3) + 1;
+		*c = (uint32_t)(p[0] & 15) + 1;
+	} else {
+		k += get_uleb(p + k, l);
+		k += get_uleb(p + k, c);
+	}
+	return k;
+}
+
+/* Write position (l, c) at P as a difference from (*pl, *pc), which
+ * become (l, c): one byte for up to 127 columns on the same line, or up to
+ * 4 lines down to a column of at most 16; else 0xC0 and both as LEB128. */
+static size_t
+pos_put(unsigned char *p, uint32_t *pl, uint32_t *pc, uint32_t l, uint32_t c)
+{
+	size_t k = 1;
+
+	if (l == *pl && c >= *pc && c - *pc < 0x80) {
+		p[0] = (unsigned char)(c - *pc);
+	} else if (l > *pl && l - *pl <= 4 && c >= 1 && c <= 16) {
+		p[0] = (unsigned char)(0x80 | (l - *pl - 1) << 4 | (c - 1));
+	} else {
+		p[0] = 0xC0;
+		k += put_uleb(p + k, l);
+		k += put_uleb(p + k, c);
+	}
+	*pl = l;
+	*pc = c;
+	return k;
+}
+
+/* The fields of the node record at P, after its position. */
+static const unsigned char *
+rec_fields(const unsigned char *p)
+{
+	uint32_t l = 0, c = 0;
+
+	return p + 1 + pos_get(p + 1, &l, &c);
+}
+
+/* The record after the one at P in tape order (a container's first child
+ * follows its header). */
+static const unsigned char *
+rec_next(const unsigned char *p)
+{
+	const unsigned char *q;
+	unsigned code = p[0] >> 3;
+
+	if (p[0] == REC_INDEX)
+		return p + 1 + sizeof(const uint32_t *);
+	q = rec_fields(p);
+	if ((p[0] & 3) != YD_SCALAR)
+		return q + 8;
+	if (code < REC_LEN_U32)
+		return q + code + 1;
+	if (code == REC_LEN_U32)
+		return q + 4 + get32(q) + 1;
+	return q + 4 + sizeof(const char *);
+}
+
+/* P, or the first record of the next page when P is a page end. */
+static const unsigned char *
+rec_norm(const unsigned char *p)
+{
+	while (p[0] == REC_PAGE_END)
+		p = (const unsigned char *)(((uintptr_t)p & ~(uintptr_t)(YD_PAGE - 1)) +
+					    YD_PAGE + YD_CKPT);
+	return p;
+}
+
+/* Text and length of the scalar record at P. */
+static const char *
+rec_text(const unsigned char *p, size_t *len)
+{
+	const unsigned char *q = rec_fields(p);
+	unsigned code = p[0] >> 3;
+	const char *s;
+
+	if (code < REC_LEN_U32) {
+		*len = code;
+		return (const char *)q;
+	}
+	*len = get32(q);
+	if (code == REC_LEN_U32)
+		return (const char *)q + 4;
+	memcpy(&s, q + 4, sizeof s);
+	return s;
+}
+
+/* Entries of a map or items of a seq. */
+static size_t
+rec_count(const unsigned char *p)
+{
+	return get32(rec_fields(p));
+}
+
+/* Children of a container: a map's keys and values both count. */
+static size_t
+rec_kids(const unsigned char *p)
+{
+	size_t c = rec_count(p);
+
+	return (p[0] & 3) == YD_MAP ? 2 * c : c;
+}
+
+/* What follows the subtree of the container at P: its index, or its next
+ * sibling. */
+static const unsigned char *
+rec_after(const unsigned char *p)
+{
+	return rec_norm(p + get32(rec_fields(p) + 4));
+}
+
+/* The next sibling of the child at P, which must not be the last one. */
+static const unsigned char *
+rec_step(const unsigned char *p)
+{
+	if ((p[0] & 3) == YD_SCALAR)
+		return rec_norm(rec_next(p));
+	p = rec_after(p);
+	if (p[0] == REC_INDEX) /* its own: the next sibling is never one */
+		p = rec_norm(rec_next(p));
+	return p;
+}
+
+/* Child J of the container at P (J < rec_kids(P)). */
+static const unsigned char *
+rec_child(const unsigned char *p, size_t j)
+{
+	const uint32_t *offs;
+	size_t r = j;
+
+	if (rec_kids(p) > YD_STRIDE) {
+		memcpy(&offs, rec_after(p) + 1, sizeof offs);
+		r = j % YD_STRIDE;
+		p += offs[j / YD_STRIDE];
+	} else {
+		p = rec_norm(rec_next(p));
+	}
+	while (r-- > 0)
+		p = rec_step(p);
+	return p;
+}
+
+/* Position of the node at T: from the checkpoint of its page, add the
+ * differences of the records before it on that page. */
+static void
+rec_pos(const unsigned char *t, uint32_t *line, uint32_t *col)
+{
+	const unsigned char *p =
+		(const unsigned char *)((uintptr_t)t & ~(uintptr_t)(YD_PAGE - 1));
+	uint32_t l = get32(p), c = get32(p + 4);
+
+	for (p += YD_CKPT; p < t; p = rec_next(p))
+		if (p[0] != REC_INDEX)
+			pos_get(p + 1, &l, &c);
+	pos_get(t + 1, &l, &c);
+	*line = l;
+	*col = c;
+}
+
 /* ---- loader ----------------------------------------------------------- */
 
 static void
@@ -233,43 +502,113 @@ yd_fail(yd_loader *L, const yaml_mark_t *m, const char *fmt, ...)
 	va_end(ap);
 }
 
-static yd_node *
-yd_new_node(yd_loader *L, yd_kind kind, const yaml_mark_t *m)
+/* A tape for an input of LEN bytes, with room reserved for the most any
+ * input of that size needs (an empty flow collection, "[],", is 3 bytes of
+ * input and 10 of tape; a key without a value, "abcd,", 5 and 10), so it
+ * never has to grow by copying: only the pages written become resident. */
+static int
+yd_tape_init(yd_doc *d, size_t len)
 {
-	yd_node *n = yd_alloc(&L->doc->arena, sizeof *n, _Alignof(yd_node));
+	size_t cap = len / 2 * 7 + 4 * YD_PAGE;
+	void *p;
 
-	if (n == NULL) {
-		yd_fail(L, NULL, "out of memory");
-		return NULL;
-	}
-	memset(n, 0, sizeof *n);
-	n->kind = (unsigned char)kind;
-	n->line = (uint32_t)m->line + 1;
-	n->col = (uint32_t)m->column + 1;
-	return n;
+	cap -= cap % YD_PAGE;
+	if (posix_memalign(&p, YD_PAGE, cap) != 0)
+		return -1;
+	d->tape = p;
+	d->cap = cap;
+	put32(d->tape, 0);
+	put32(d->tape + 4, 0);
+	d->used = YD_CKPT;
+	return 0;
 }
 
-/* Hand a finished node to its parent (or make it the root). */
+/* Half as much tape again; offsets into it must fit in a u32. */
 static int
-yd_attach(yd_loader *L, const yd_node *n)
+yd_grow(yd_loader *L)
 {
+	yd_doc *d = L->doc;
+	size_t cap = d->cap + d->cap / 2;
+	void *p;
+
+	cap -= cap % YD_PAGE;
+	if (cap > UINT32_MAX) {
+		yd_fail(L, NULL, "document too large");
+		return -1;
+	}
+	if (posix_memalign(&p, YD_PAGE, cap) != 0) {
+		yd_fail(L, NULL, "out of memory");
+		return -1;
+	}
+	memcpy(p, d->tape, d->used);
+	free(d->tape);
+	d->tape = p;
+	d->cap = cap;
+	return 0;
+}
+
+/* Room for a record of at most SIZE bytes at the end of the tape: on the
+ * current page when it fits with a byte to spare for a page end, else on a
+ * new page whose checkpoint is the position of the last node. */
+static int
+yd_room(yd_loader *L, size_t size)
+{
+	yd_doc *d = L->doc;
+	size_t in_page = d->used % YD_PAGE;
+
+	if (in_page + size + 1 <= YD_PAGE)
+		return 0;
+	d->tape[d->used] = REC_PAGE_END;
+	d->used += YD_PAGE - in_page;
+	if (d->used + YD_PAGE > d->cap && yd_grow(L) != 0)
+		return -1;
+	put32(d->tape + d->used, d->line);
+	put32(d->tape + d->used + 4, d->col);
+	d->used += YD_CKPT;
+	return 0;
+}
+
+/* Start a node record with header byte HDR at mark M, then its position; the
+ * caller has made room. Returns the first byte after the position. */
+static unsigned char *
+yd_put_head(yd_doc *d, unsigned hdr, const yaml_mark_t *m)
+{
+	unsigned char *p = d->tape + d->used;
+
+	p[0] = (unsigned char)hdr;
+	return p + 1 + pos_put(p + 1, &d->line, &d->col, (uint32_t)m->line + 1,
+			       (uint32_t)m->column + 1);
+}
+
+/* Count the node at tape offset OFF as the next child of the innermost
+ * open container (or make it the root); every 16th goes to the index. */
+static int
+yd_attach(yd_loader *L, size_t off)
+{
+	yd_frame *f;
+
 	if (L->depth == 0) {
-		L->doc->root = n;
+		L->root_off = off;
+		L->has_root = 1;
 		return 0;
 	}
-	if (L->npend == L->cappend) {
-		size_t cap = L->cappend ? L->cappend * 2 : 256;
-		const yd_node **p;
+	f = &L->open[L->depth - 1];
+	if (f->nkids % YD_STRIDE == 0) {
+		if (L->nidx == L->capidx) {
+			size_t cap = L->capidx ? L->capidx * 2 : 256;
+			uint32_t *p;
 
-		if (cap > SIZE_MAX / sizeof *p ||
-		    (p = realloc(L->pend, cap * sizeof *p)) == NULL) {
-			yd_fail(L, NULL, "out of memory");
-			return -1;
+			if (cap > SIZE_MAX / sizeof *p ||
+			    (p = realloc(L->idx, cap * sizeof *p)) == NULL) {
+				yd_fail(L, NULL, "out of memory");
+				return -1;
+			}
+			L->idx = p;
+			L->capidx = cap;
 		}
-		L->pend = p;
-		L->cappend = cap;
+		L->idx[L->nidx++] = (uint32_t)(off - f->off);
 	}
-	L->pend[L->npend++] = n;
+	f->nkids++;
 	return 0;
 }
 
@@ -282,88 +621,106 @@ yd_expect_key(const yd_loader *L)
 	if (L->depth == 0)
 		return 0;
 	f = &L->open[L->depth - 1];
-	return f->node->kind == YD_MAP && (L->npend - f->base) % 2 == 0;
+	return (L->doc->tape[f->off] & 3) == YD_MAP && f->nkids % 2 == 0;
 }
 
 static int
-yd_keycmp(const yd_node *a, const yd_node *b)
+yd_keycmp(const unsigned char *a, const unsigned char *b)
 {
-	size_t n = a->n < b->n ? a->n : b->n;
-	int c = memcmp(a->u.s, b->u.s, n);
+	size_t la, lb;
+	const char *sa = rec_text(a, &la), *sb = rec_text(b, &lb);
+	int c = memcmp(sa, sb, la < lb ? la : lb);
 
 	if (c != 0)
 		return c;
-	return (a->n > b->n) - (a->n < b->n);
+	return (la > lb) - (la < lb);
 }
 
-/* Document order of two nodes; keys never share a start position. */
-static int
-yd_before(const yd_node *a, const yd_node *b)
-{
-	return a->line < b->line || (a->line == b->line && a->col < b->col);
-}
+/* The tape qsort compares keys of: its comparator takes no context, and
+ * documents may load on several threads at once (the explorer's jobs). */
+static _Thread_local const unsigned char *yd_sort_base;
 
-/* qsort order: by key text, then document order so equal keys line up
- * with the first occurrence leading its group. */
+/* qsort order of key offsets: by key text, then document order (the
+ * tape's) so equal keys line up with the first occurrence leading its
+ * group. Offsets, not pointers: glibc's qsort copies the array once, and a
+ * map may hold millions of keys. */
 static int
 yd_keysort(const void *pa, const void *pb)
 {
-	const yd_node *a = *(const yd_node *const *)pa;
-	const yd_node *b = *(const yd_node *const *)pb;
-	int c = yd_keycmp(a, b);
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	int c = yd_keycmp(yd_sort_base + a, yd_sort_base + b);
 
 	if (c != 0)
 		return c;
-	return yd_before(a, b) ? -1 : (yd_before(b, a) ? 1 : 0);
+	return (a > b) - (a < b);
 }
 
 static int
-yd_dupfound(yd_loader *L, const yd_node *dup, const yd_node *first)
+yd_dupfound(yd_loader *L, const unsigned char *dup, const unsigned char *first)
 {
 	char q[YD_QUOTE_MAX + 8];
+	uint32_t dl, dc, fl, fc;
+	size_t len;
+	const char *s = rec_text(dup, &len);
 
-	yd_quote(q, sizeof q, dup->u.s, dup->n);
-	yd_format(L->err, L->errlen, L->doc->name, (int)dup->line, (int)dup->col,
-		  "duplicate key '%s' (first at %d:%d)", q, (int)first->line,
-		  (int)first->col);
+	rec_pos(dup, &dl, &dc);
+	rec_pos(first, &fl, &fc);
+	yd_quote(q, sizeof q, s, len);
+	yd_format(L->err, L->errlen, L->doc->name, (int)dl, (int)dc,
+		  "duplicate key '%s' (first at %d:%d)", q, (int)fl, (int)fc);
 	return -1;
 }
 
 /* Reject repeated keys; reports the earliest repeat in document order, the
  * same answer whichever strategy runs. */
 static int
-yd_check_dups(yd_loader *L, const yd_node *map)
+yd_check_dups(yd_loader *L, const unsigned char *map)
 {
-	const yd_node *const *kv = map->u.kids;
-	const yd_node **keys, *dup = NULL, *first = NULL;
-	size_t n = map->n, i, j;
+	const unsigned char *base = L->doc->tape, *few[YD_PAIRWISE_KEYS], *p;
+	const unsigned char *dup = NULL, *first = NULL;
+	size_t n = rec_count(map), i, j;
+	uint32_t *keys;
 
-	if (n < YD_PAIRWISE_KEYS) {
-		for (i = 1; i < n; i++)
-			for (j = 0; j < i; j++)
-				if (yd_keycmp(kv[2 * i], kv[2 * j]) == 0)
-					return yd_dupfound(L, kv[2 * i], kv[2 * j]);
+	if (n < 2)
 		return 0;
-	}
-	keys = malloc(n * sizeof *keys);
-	if (keys == NULL) {
-		yd_fail(L, NULL, "out of memory");
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		keys[i] = kv[2 * i];
-	qsort(keys, n, sizeof *keys, yd_keysort);
-	for (i = 1; i < n; i++) {
-		if (yd_keycmp(keys[i - 1], keys[i]) != 0)
-			continue;
-		if (i >= 2 && yd_keycmp(keys[i - 2], keys[i - 1]) == 0)
-			continue; /* only the second of a group is a candidate */
-		if (dup == NULL || yd_before(keys[i], dup)) {
-			dup = keys[i];
-			first = keys[i - 1];
+	p = rec_norm(rec_next(map));
+	if (n < YD_PAIRWISE_KEYS) {
+		for (i = 0; i < n; i++) {
+			few[i] = p;
+			if (i + 1 < n)
+				p = rec_step(rec_step(p));
 		}
+		for (i = 1; i < n && dup == NULL; i++)
+			for (j = 0; j < i; j++)
+				if (yd_keycmp(few[i], few[j]) == 0) {
+					dup = few[i];
+					first = few[j];
+					break;
+				}
+	} else {
+		if ((keys = malloc(n * sizeof *keys)) == NULL) {
+			yd_fail(L, NULL, "out of memory");
+			return -1;
+		}
+		for (i = 0; i < n; i++) {
+			keys[i] = (uint32_t)(p - base);
+			if (i + 1 < n)
+				p = rec_step(rec_step(p));
+		}
+		yd_sort_base = base;
+		qsort(keys, n, sizeof *keys, yd_keysort);
+		for (i = 1; i < n; i++) {
+			if (yd_keycmp(base + keys[i - 1], base + keys[i]) != 0)
+				continue;
+			if (i >= 2 && yd_keycmp(base + keys[i - 2], base + keys[i - 1]) == 0)
+				continue; /* only the second of a group is a candidate */
+			if (dup == NULL || base + keys[i] < dup) {
+				dup = base + keys[i];
+				first = base + keys[i - 1];
+			}
+		}
+		free(keys);
 	}
-	free(keys);
 	if (dup != NULL)
 		return yd_dupfound(L, dup, first);
 	return 0;
@@ -373,8 +730,11 @@ static int
 yd_on_scalar(yd_loader *L, const yaml_event_t *ev)
 {
 	const char *v = (const char *)ev->data.scalar.value;
-	size_t len = ev->data.scalar.length;
-	yd_node *n;
+	size_t len = ev->data.scalar.length, off;
+	yd_doc *d = L->doc;
+	char *ext = NULL;
+	unsigned code;
+	unsigned char *q;
 
 	/* "\0" in a quoted string would make yd_str() disagree with the key
 	 * comparisons; no configuration value needs it. */
@@ -386,21 +746,39 @@ yd_on_scalar(yd_loader *L, const yaml_event_t *ev)
 		yd_fail(L, &ev->start_mark, "string too long");
 		return -1;
 	}
-	if ((n = yd_new_node(L, YD_SCALAR, &ev->start_mark)) == NULL)
-		return -1;
-	if ((n->u.s = yd_strdup(&L->doc->arena, v, len)) == NULL) {
+	if (len > YD_INLINE_MAX && (ext = yd_strdup(&d->arena, v, len)) == NULL) {
 		yd_fail(L, NULL, "out of memory");
 		return -1;
 	}
-	n->n = (uint32_t)len;
-	n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-	return yd_attach(L, n);
+	if (yd_room(L, 1 + YD_POS_MAX + 4 + (ext ? sizeof ext : len + 1)) != 0)
+		return -1;
+	off = d->used;
+	code = ext ? REC_LEN_PTR : len < REC_LEN_U32 ? (unsigned)len : REC_LEN_U32;
+	q = yd_put_head(d, YD_SCALAR | code << 3 |
+			(ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? REC_PLAIN : 0),
+			&ev->start_mark);
+	if (code >= REC_LEN_U32) {
+		put32(q, (uint32_t)len);
+		q += 4;
+	}
+	if (ext != NULL) {
+		memcpy(q, &ext, sizeof ext);
+		q += sizeof ext;
+	} else {
+		memcpy(q, v, len);
+		q[len] = '\0';
+		q += len + 1;
+	}
+	d->used = (size_t)(q - d->tape);
+	return yd_attach(L, off);
 }
 
 static int
 yd_on_start(yd_loader *L, const yaml_event_t *ev, yd_kind kind)
 {
-	yd_node *n;
+	yd_doc *d = L->doc;
+	unsigned char *q;
+	size_t off;
 
 	if (yd_expect_key(L)) {
 		yd_fail(L, &ev->start_mark, "mapping keys must be scalars");
@@ -411,10 +789,17 @@ yd_on_start(yd_loader *L, const yaml_event_t *ev, yd_kind kind)
 			YD_MAX_DEPTH);
 		return -1;
 	}
-	if ((n = yd_new_node(L, kind, &ev->start_mark)) == NULL)
+	if (yd_room(L, 1 + YD_POS_MAX + 8) != 0)
 		return -1;
-	L->open[L->depth].node = n;
-	L->open[L->depth].base = L->npend;
+	off = d->used;
+	q = yd_put_head(d, (unsigned)kind, &ev->start_mark);
+	memset(q, 0, 8); /* count and end, filled in when it closes */
+	d->used = (size_t)(q + 8 - d->tape);
+	if (yd_attach(L, off) != 0)
+		return -1;
+	L->open[L->depth].off = off;
+	L->open[L->depth].nkids = 0;
+	L->open[L->depth].base = L->nidx;
 	L->depth++;
 	return 0;
 }
@@ -423,31 +808,37 @@ static int
 yd_on_end(yd_loader *L)
 {
 	yd_frame *f = &L->open[--L->depth];
-	yd_node *n = f->node;
-	size_t count = L->npend - f->base;
-	const yd_node **kids = NULL;
+	yd_doc *d = L->doc;
+	unsigned char *fields = (unsigned char *)rec_fields(d->tape + f->off);
+	int map = (d->tape[f->off] & 3) == YD_MAP;
+	size_t count = map ? f->nkids / 2 : f->nkids; /* libyaml pairs keys with values */
+	size_t n = L->nidx - f->base;
+	uint32_t *ix;
+	unsigned char *p;
 
-	if (count > 0) {
-		if (count > SIZE_MAX / sizeof *kids ||
-		    (kids = yd_alloc(&L->doc->arena, count * sizeof *kids,
-				     _Alignof(const yd_node *))) == NULL) {
-			yd_fail(L, NULL, "out of memory");
-			return -1;
-		}
-		memcpy(kids, L->pend + f->base, count * sizeof *kids);
-	}
-	L->npend = f->base;
-	if (n->kind == YD_MAP)
-		count /= 2; /* libyaml always pairs keys with values */
 	if (count > UINT32_MAX) {
 		yd_fail(L, NULL, "too many entries");
 		return -1;
 	}
-	n->u.kids = kids;
-	n->n = (uint32_t)count;
-	if (n->kind == YD_MAP && yd_check_dups(L, n) != 0)
+	put32(fields, (uint32_t)count);
+	put32(fields + 4, (uint32_t)(d->used - f->off));
+	if (f->nkids > YD_STRIDE) {
+		if ((ix = yd_alloc(&d->arena, n * sizeof *ix, _Alignof(uint32_t))) == NULL) {
+			yd_fail(L, NULL, "out of memory");
+			return -1;
+		}
+		memcpy(ix, L->idx + f->base, n * sizeof *ix);
+		if (yd_room(L, 1 + sizeof ix) != 0)
+			return -1;
+		p = d->tape + d->used;
+		p[0] = REC_INDEX;
+		memcpy(p + 1, &ix, sizeof ix);
+		d->used += 1 + sizeof ix;
+	}
+	L->nidx = f->base;
+	if (map && yd_check_dups(L, d->tape + f->off) != 0)
 		return -1;
-	return yd_attach(L, n);
+	return 0;
 }
 
 static int
@@ -588,7 +979,7 @@ yd_parse(const unsigned char *buf, size_t len, const char *name, char *err,
 		yd_free(d);
 		return NULL;
 	}
-	if (!yaml_parser_initialize(&parser)) {
+	if (yd_tape_init(d, len) != 0 || !yaml_parser_initialize(&parser)) {
 		yd_fail(&L, NULL, "out of memory");
 		yd_free(d);
 		return NULL;
@@ -605,11 +996,13 @@ yd_parse(const unsigned char *buf, size_t len, const char *name, char *err,
 		yaml_event_delete(&ev);
 	} while (rc == 0 && type != YAML_STREAM_END_EVENT);
 	yaml_parser_delete(&parser);
-	free(L.pend);
+	free(L.idx);
 	if (rc != 0) {
 		yd_free(d);
 		return NULL;
 	}
+	if (L.has_root)
+		d->root = (const yd_node *)(d->tape + L.root_off);
 	return d;
 }
 
@@ -628,7 +1021,7 @@ yd_load_string(const char *text, size_t len, const char *name, char *err,
 }
 
 /* Read at most YD_MAX_BYTES + 1 bytes: the size check before reading is
- * only advisory (pipes, /proc files and growing files lie about it). */
+ * only advisory (/proc files and growing files lie about it). */
 static unsigned char *
 yd_slurp(FILE *f, size_t hint, size_t *lenp, int *errnop)
 {
@@ -673,39 +1066,32 @@ yd_slurp(FILE *f, size_t hint, size_t *lenp, int *errnop)
 yd_doc *
 yd_load_file(const char *path, char *err, size_t errlen)
 {
-	struct stat st;
 	unsigned char *buf;
 	size_t len = 0, hint = 0;
+	long long size = 0;
 	int e = 0;
 	FILE *f;
 	yd_doc *d;
 
-	if ((f = fopen(path, "rb")) == NULL) {
-		yd_format(err, errlen, path, 0, 0, "%s", strerror(errno));
+	/* only a regular file: never blocks on a FIFO or reads a device */
+	if ((f = paths_fopen_regular(path, &size, err, errlen)) == NULL) {
+		if (err != NULL && errlen > 0)
+			text_safe(err, errlen, err);
 		return NULL;
 	}
-	if (fstat(fileno(f), &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			fclose(f);
-			yd_format(err, errlen, path, 0, 0, "%s", strerror(EISDIR));
-			return NULL;
-		}
-		if (S_ISREG(st.st_mode) && st.st_size > 0) {
-			if ((uintmax_t)st.st_size > YD_MAX_BYTES) {
-				fclose(f);
-				yd_format(err, errlen, path, 0, 0,
-					  "file is larger than %zu MiB (%jd bytes)",
-					  YD_MAX_BYTES >> 20, (intmax_t)st.st_size);
-				return NULL;
-			}
-			hint = (size_t)st.st_size;
-		}
+	if (size < 0 || (unsigned long long)size > YD_MAX_BYTES) {
+		fclose(f);
+		yd_format(err, errlen, path, 0, 0,
+			  "file is larger than %zu MiB (%lld bytes)",
+			  YD_MAX_BYTES >> 20, size);
+		return NULL;
 	}
+	hint = (size_t)size;
 	errno = 0;
 	buf = yd_slurp(f, hint, &len, &e);
 	fclose(f);
 	if (buf == NULL) {
-		yd_format(err, errlen, path, 0, 0, "%s", strerror(e));
+		yd_format(err, errlen, path, 0, 0, "read: %s", strerror(e));
 		return NULL;
 	}
 	if (len > YD_MAX_BYTES) {
@@ -724,6 +1110,7 @@ yd_free(yd_doc *d)
 {
 	if (d == NULL)
 		return;
+	free(d->tape);
 	yd_arena_free(&d->arena);
 	free(d);
 }
@@ -745,84 +1132,99 @@ yd_root(const yd_doc *d)
 yd_kind
 yd_kind_of(const yd_node *n)
 {
-	return n ? (yd_kind)n->kind : YD_SCALAR;
+	return n ? (yd_kind)(rec(n)[0] & 3) : YD_SCALAR;
 }
 
 int
 yd_line(const yd_node *n)
 {
-	return n ? (int)n->line : 0;
+	uint32_t l, c;
+
+	if (n == NULL)
+		return 0;
+	rec_pos(rec(n), &l, &c);
+	return (int)l;
 }
 
 int
 yd_col(const yd_node *n)
 {
-	return n ? (int)n->col : 0;
+	uint32_t l, c;
+
+	if (n == NULL)
+		return 0;
+	rec_pos(rec(n), &l, &c);
+	return (int)c;
 }
 
 const char *
 yd_str(const yd_node *n)
 {
-	return n && n->kind == YD_SCALAR ? n->u.s : NULL;
+	size_t len;
+
+	return n && yd_kind_of(n) == YD_SCALAR ? rec_text(rec(n), &len) : NULL;
 }
 
 int
 yd_plain(const yd_node *n)
 {
-	return n && n->kind == YD_SCALAR && n->plain;
+	return n && yd_kind_of(n) == YD_SCALAR && (rec(n)[0] & REC_PLAIN) != 0;
 }
 
 size_t
 yd_len(const yd_node *n)
 {
-	return n && n->kind != YD_SCALAR ? n->n : 0;
+	return n && yd_kind_of(n) != YD_SCALAR ? rec_count(rec(n)) : 0;
 }
 
 const yd_node *
 yd_keynode(const yd_node *map, size_t i)
 {
-	if (map == NULL || map->kind != YD_MAP || i >= map->n)
+	if (map == NULL || yd_kind_of(map) != YD_MAP || i >= yd_len(map))
 		return NULL;
-	return map->u.kids[2 * i];
+	return (const yd_node *)rec_child(rec(map), 2 * i);
 }
 
 const char *
 yd_key(const yd_node *map, size_t i)
 {
-	const yd_node *k = yd_keynode(map, i);
-
-	return k ? k->u.s : NULL;
+	return yd_str(yd_keynode(map, i));
 }
 
 const yd_node *
 yd_val(const yd_node *map, size_t i)
 {
-	if (map == NULL || map->kind != YD_MAP || i >= map->n)
+	if (map == NULL || yd_kind_of(map) != YD_MAP || i >= yd_len(map))
 		return NULL;
-	return map->u.kids[2 * i + 1];
+	return (const yd_node *)rec_child(rec(map), 2 * i + 1);
 }
 
 const yd_node *
 yd_item(const yd_node *seq, size_t i)
 {
-	if (seq == NULL || seq->kind != YD_SEQ || i >= seq->n)
+	if (seq == NULL || yd_kind_of(seq) != YD_SEQ || i >= yd_len(seq))
 		return NULL;
-	return seq->u.kids[i];
+	return (const yd_node *)rec_child(rec(seq), i);
 }
 
 const yd_node *
 yd_get(const yd_node *map, const char *key)
 {
-	size_t i, n;
+	const unsigned char *k, *v;
+	size_t i, n, len, klen;
+	const char *s;
 
-	if (map == NULL || map->kind != YD_MAP || key == NULL)
+	if (map == NULL || yd_kind_of(map) != YD_MAP || key == NULL)
 		return NULL;
-	n = strlen(key);
-	for (i = 0; i < map->n; i++) {
-		const yd_node *k = map->u.kids[2 * i];
-
-		if (k->n == n && memcmp(k->u.s, key, n) == 0)
-			return map->u.kids[2 * i + 1];
+	n = yd_len(map);
+	len = strlen(key);
+	for (i = 0, k = rec_norm(rec_next(rec(map))); i < n; i++) {
+		v = rec_step(k); /* a key is never the last child */
+		s = rec_text(k, &klen);
+		if (klen == len && memcmp(s, key, len) == 0)
+			return (const yd_node *)v;
+		if (i + 1 < n)
+			k = rec_step(v);
 	}
 	return NULL;
 }
@@ -847,28 +1249,31 @@ yd_scalar_for(const yd_doc *d, const yd_node *n, const char *what,
 	      const char *kind, char *err, size_t errlen)
 {
 	char q[YD_QUOTE_MAX + 8];
+	const char *s;
+	size_t len;
 
 	if (n == NULL) {
 		yd_errat(d, NULL, err, errlen, "%s is missing", what);
 		return NULL;
 	}
-	if (n->kind != YD_SCALAR) {
+	if (yd_kind_of(n) != YD_SCALAR) {
 		yd_errat(d, n, err, errlen, "%s must be %s, got a %s", what, kind,
-			 n->kind == YD_MAP ? "mapping" : "sequence");
+			 yd_kind_of(n) == YD_MAP ? "mapping" : "sequence");
 		return NULL;
 	}
-	if (!n->plain) {
-		yd_quote(q, sizeof q, n->u.s, n->n);
+	s = rec_text(rec(n), &len);
+	if (!yd_plain(n)) {
+		yd_quote(q, sizeof q, s, len);
 		yd_errat(d, n, err, errlen,
 			 "%s must be %s, got the quoted string '%s'", what, kind, q);
 		return NULL;
 	}
-	if (n->n == 0) {
+	if (len == 0) {
 		yd_errat(d, n, err, errlen, "%s must be %s, got an empty value",
 			 what, kind);
 		return NULL;
 	}
-	return n->u.s;
+	return s;
 }
 
 static int
@@ -880,7 +1285,10 @@ yd_isdigit(char c)
 static void
 yd_got(char *q, size_t qlen, const yd_node *n)
 {
-	yd_quote(q, qlen, n->u.s, n->n);
+	size_t len;
+	const char *s = rec_text(rec(n), &len);
+
+	yd_quote(q, qlen, s, len);
 }
 
 int

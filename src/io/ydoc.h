@@ -4,9 +4,10 @@
  *
  * The loader treats its input as hostile: it bounds the file size, the
  * nesting depth and refuses aliases (the "billion laughs" expansion), extra
- * documents, duplicate and non-scalar keys. Tags and anchors are ignored.
- * The tree lives in one arena owned by the yd_doc; every pointer handed out
- * stays valid until yd_free(). */
+ * documents, duplicate and non-scalar keys, and reads only regular files.
+ * Tags and anchors are ignored. The tree is a compact tape owned by the
+ * yd_doc (a few bytes a node; ydoc.c); every pointer handed out stays valid
+ * until yd_free(). Messages are terminal-safe (io/text.h). */
 #ifndef STRATA_YDOC_H
 #define STRATA_YDOC_H
 
@@ -20,7 +21,8 @@ typedef enum { YD_SCALAR, YD_MAP, YD_SEQ } yd_kind;
 typedef struct yd_node yd_node; /* opaque; read through the accessors below */
 typedef struct yd_doc yd_doc;   /* opaque; owns all its nodes */
 
-/* Load PATH; NULL on error with "PATH: reason" or "PATH:LINE:COL: reason" in err. */
+/* Load PATH; NULL on error with "PATH: reason" or "PATH:LINE:COL: reason" in err. A FIFO,
+ * device, socket or directory is refused before it is opened, never waited on. */
 yd_doc *yd_load_file(const char *path, char *err, size_t errlen);
 /* Load LEN bytes of TEXT; NAME (NULL -> "<string>") prefixes error messages. */
 yd_doc *yd_load_string(const char *text, size_t len, const char *name, char *err,

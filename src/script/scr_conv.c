@@ -439,11 +439,16 @@ void scr_tbuild_init(scr_tbuild *b, lua_State *L, json_w *w)
 
 /* The score function of a search sees one report per fitting candidate; most scores read a
  * few totals, and the per-stage lists (memory.stages, time.stages: 10 values per stage, up
- * to 256 stages) would dominate the cost. Those two lists start as empty tables holding a
- * snapshot of the stage data under private keys; the first read through __index, __len or
- * __pairs fills them in, with the same report code. */
+ * to 256 stages) would dominate the cost. Those two lists start as empty tables with the
+ * protected metatable SCR_LAZY_T; a snapshot of the stage data waits in one of two
+ * registry tables with weak keys (memory lists, time lists), out of the script's reach,
+ * and the first read through __index, __len or __pairs fills the list in place, with the
+ * same report code, and drops the metatable. (next and rawget see an empty table until
+ * then.) */
 
-static const char scr_lazy_snap = 's', scr_lazy_which = 'w';
+#define SCR_LAZY_T "strata.lazy"
+#define SCR_SNAP_T "strata.snapshot"
+static const char scr_lazy_mem = 'm', scr_lazy_time = 't';
 
 typedef struct {
 	int n, pad;
@@ -460,7 +465,8 @@ typedef struct {
 	int pick;                         /* 0: build all, stages lists lazily; 1: one container */
 	const char *want_parent, *want;   /* pick: its key and its parent's (NULL: top level) */
 	int target;                       /* pick: table to fill */
-	int snap;                         /* lazy: stack slot of the snapshot */
+	int snap;                         /* lazy: stack slot of the snapshot, and of the */
+	int wmem, wtime;                  /* registry tables waiting lists are noted in */
 	int in;                           /* pick: inside the wanted list */
 } scr_rsink;
 
@@ -483,12 +489,11 @@ static void rs_open(void *ctx, const char *key, int is_obj)
 	if (!s->pick && rs_is_stages(s, key, is_obj)) {
 		lua_State *L = s->b->L;
 		luaL_checkstack(L, 4, "report nested too deeply");
-		lua_createtable(L, 0, 2);
+		lua_newtable(L);
+		lua_pushvalue(L, -1);
 		lua_pushvalue(L, s->snap);
-		lua_rawsetp(L, -2, &scr_lazy_snap);
-		lua_pushboolean(L, !strcmp(s->keys[1], "time"));
-		lua_rawsetp(L, -2, &scr_lazy_which);
-		luaL_setmetatable(L, "strata.lazy");
+		lua_rawset(L, strcmp(s->keys[1], "time") ? s->wmem : s->wtime);
+		luaL_setmetatable(L, SCR_LAZY_T);
 		tb_store(s->b, key);
 		s->skip = 1;
 		s->depth++;
@@ -550,8 +555,9 @@ static void rs_null(void *ctx, const char *key)
 	(void)key;
 }
 
-/* Walk the report of (p, r) through a scr_rsink: lazily (snap: the snapshot's slot) or
- * picking one container (want under want_parent) into the table at target. */
+/* Walk the report of (p, r) through a scr_rsink: lazily (snap: the snapshot's slot, with
+ * the two registry tables above it) or picking one container (want under want_parent)
+ * into the table at target. */
 static void rs_walk(lua_State *L, const plan_t *p, const eval_result *r, const char *want_parent, const char *want,
 		int target, int snap)
 {
@@ -566,6 +572,8 @@ static void rs_walk(lua_State *L, const plan_t *p, const eval_result *r, const c
 	s.want = want;
 	s.target = target;
 	s.snap = snap;
+	s.wmem = snap ? snap + 1 : 0;
+	s.wtime = snap ? snap + 2 : 0;
 	json_sink sink = {rs_open, rs_close, rs_num, rs_int, rs_str, rs_bool, rs_null, &s};
 	json_init_sink(&w, &sink);
 	report_json(&w, NULL, p, r);
@@ -580,9 +588,13 @@ void scr_push_report_lazy(lua_State *L, const plan_t *p, const eval_result *r)
 	h->n = n;
 	memcpy(snap_mem(h), r->mem, (size_t)n * sizeof(eval_mem));
 	memcpy(snap_st(h), r->st, (size_t)n * sizeof(eval_stage_time));
+	luaL_setmetatable(L, SCR_SNAP_T);
 	int snap = lua_gettop(L);
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &scr_lazy_mem);
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &scr_lazy_time);
 	rs_walk(L, p, r, NULL, NULL, 0, snap);
-	lua_remove(L, snap);
+	lua_rotate(L, snap, 1); /* the report below the snapshot and the two tables */
+	lua_pop(L, 3);
 }
 
 /* The report of a plan that was not evaluated: valid = 0, no reason. */
@@ -594,21 +606,29 @@ void scr_push_strategy(lua_State *L, const plan_t *p)
 	rs_walk(L, p, &scr_unevaluated, NULL, "strategy", lua_gettop(L), 0);
 }
 
-/* Fill a lazy stages list in place (idempotent: the private keys go on the first call). */
+/* Fill a lazy stages list in place; nothing for a table that is not (or no longer) one. */
 static void scr_lazy_fill(lua_State *L, int t)
 {
-	if (lua_rawgetp(L, t, &scr_lazy_snap) != LUA_TUSERDATA) {
-		lua_pop(L, 1);
+	luaL_checktype(L, t, LUA_TTABLE);
+	t = lua_absindex(L, t);
+	int is_time;
+	for (is_time = 0; is_time < 2; is_time++) {
+		lua_rawgetp(L, LUA_REGISTRYINDEX, is_time ? &scr_lazy_time : &scr_lazy_mem);
+		lua_pushvalue(L, t);
+		if (lua_rawget(L, -2) != LUA_TNIL)
+			break;
+		lua_pop(L, 2);
+	}
+	if (is_time == 2)
+		return;
+	scr_snap_head *h = luaL_testudata(L, -1, SCR_SNAP_T); /* stack: waiting snapshot */
+	if (!h || h->n < 0 || h->n > EVAL_MAX_STAGES) {
+		lua_pop(L, 2);
 		return;
 	}
-	scr_snap_head *h = lua_touserdata(L, -1);
-	lua_rawgetp(L, t, &scr_lazy_which);
-	int is_time = lua_toboolean(L, -1);
-	lua_pop(L, 1);                        /* snapshot stays anchored until the end */
+	lua_pushvalue(L, t);
 	lua_pushnil(L);
-	lua_rawsetp(L, t, &scr_lazy_snap);
-	lua_pushnil(L);
-	lua_rawsetp(L, t, &scr_lazy_which);
+	lua_rawset(L, -4);                    /* no longer waiting; the snapshot stays on the stack */
 	lua_pushnil(L);
 	lua_setmetatable(L, t);
 	/* a report of just these stages: the other numbers are placeholders nobody reads */
@@ -622,8 +642,8 @@ static void scr_lazy_fill(lua_State *L, int t)
 	plan_t *p = lua_newuserdatauv(L, sizeof *p, 0);
 	memset(p, 0, sizeof *p);
 	p->devices = 1;
-	rs_walk(L, p, r, is_time ? "time" : "memory", "stages", lua_absindex(L, t), 0);
-	lua_pop(L, 3);
+	rs_walk(L, p, r, is_time ? "time" : "memory", "stages", t, 0);
+	lua_pop(L, 4);
 }
 
 static int scr_lazy_index(lua_State *L)
@@ -665,7 +685,19 @@ void scr_open_conv(lua_State *L)
 	static const luaL_Reg mt[] = {
 		{"__index", scr_lazy_index}, {"__len", scr_lazy_len}, {"__pairs", scr_lazy_pairs}, {NULL, NULL},
 	};
-	luaL_newmetatable(L, "strata.lazy");
+	luaL_newmetatable(L, SCR_LAZY_T);
 	luaL_setfuncs(L, mt, 0);
+	scr_protect_mt(L, SCR_LAZY_T);
 	lua_pop(L, 1);
+	luaL_newmetatable(L, SCR_SNAP_T);
+	scr_protect_mt(L, SCR_SNAP_T);
+	lua_pop(L, 1);
+	for (int k = 0; k < 2; k++) {
+		lua_newtable(L); /* list -> snapshot, weak keys */
+		lua_createtable(L, 0, 1);
+		lua_pushliteral(L, "k");
+		lua_setfield(L, -2, "__mode");
+		lua_setmetatable(L, -2);
+		lua_rawsetp(L, LUA_REGISTRYINDEX, k ? &scr_lazy_time : &scr_lazy_mem);
+	}
 }

@@ -1,14 +1,17 @@
 /* scr_run.c - one sandboxed Lua state per recipe run: a counting allocator (memory cap),
- * a count hook (instruction budget, cancel), only the base/table/string/math/utf8
- * libraries with the file, bytecode and nondeterministic entry points replaced, the
- * `strata` module, and a protected call that turns any failure into "file:line: message"
- * plus a traceback. */
+ * a count hook (instruction budget, wall-clock deadline, cancel; it looks more often while
+ * instructions are slow), scr_meter for library work in C (scr_lib.c, scr_pat.c), only the
+ * base/table/string/math/utf8 libraries with the file, bytecode and nondeterministic entry
+ * points replaced, the `strata` module, and a protected call that turns any failure into
+ * "file:line: message" plus a traceback. */
+#include "io/paths.h"
 #include "script/scr_int.h"
 
 #include <errno.h>
 #include <lualib.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SCR_FILE_MAX ((size_t)16 << 20)   /* a recipe is text a person wrote */
 #define SCR_SEED 20240601                 /* math.random is seeded with this */
@@ -24,6 +27,13 @@ scr_ctx *scr_ctx_of(lua_State *L)
 
 static void scr_hook(lua_State *L, lua_Debug *ar);
 
+long long scr_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 void scr_trip(scr_ctx *c, int why)
 {
 	if (c->tripped)
@@ -32,32 +42,103 @@ void scr_trip(scr_ctx *c, int why)
 	/* count 1: every further instruction, inside pcall or not, raises again */
 	if (c->L)
 		lua_sethook(c->L, scr_hook, LUA_MASKCOUNT, 1);
+	if (c->fin)
+		lua_sethook(c->fin, scr_hook, LUA_MASKCOUNT, 1);
+}
+
+void scr_sethook(lua_State *L, int count)
+{
+	lua_sethook(L, scr_hook, LUA_MASKCOUNT, count);
+}
+
+int scr_check(scr_ctx *c, long long now)
+{
+	if (c->tripped)
+		return c->tripped;
+	if (c->env->cancel && atomic_load(c->env->cancel))
+		scr_trip(c, SCR_TRIP_CANCEL);
+	else if (c->steps > c->max_steps)
+		scr_trip(c, SCR_TRIP_STEPS);
+	else if (now && now >= c->deadline_ns)
+		scr_trip(c, SCR_TRIP_TIME);
+	return c->tripped;
 }
 
 /* The message a tripped run dies with; the same text whichever way it surfaces. */
 static void scr_trip_message(const scr_ctx *c, char *out, size_t n)
 {
+	char in[48] = "";
+	if (c->trip_in)
+		snprintf(in, sizeof in, " in %s", c->trip_in);
 	if (c->tripped == SCR_TRIP_STEPS)
-		snprintf(out, n, "instruction budget of %lld exceeded (raise it with --lua-steps)", c->max_steps);
+		snprintf(out, n, "instruction budget of %lld exceeded%s (raise it with --lua-steps)", c->max_steps, in);
 	else if (c->tripped == SCR_TRIP_MEM)
-		snprintf(out, n, "memory limit of %zu MiB exceeded (raise it with --lua-mem)", c->limit >> 20);
+		snprintf(out, n, "memory limit of %zu MiB exceeded%s (raise it with --lua-mem)", c->limit >> 20, in);
+	else if (c->tripped == SCR_TRIP_TIME)
+		snprintf(out, n, "time limit of %g s exceeded%s (raise it with --lua-time)", c->time_ms / 1e3, in);
 	else
-		snprintf(out, n, "script cancelled");
+		snprintf(out, n, "script cancelled%s", in);
+}
+
+int scr_raise_trip(lua_State *L)
+{
+	char msg[200];
+	scr_trip_message(scr_ctx_of(L), msg, sizeof msg);
+	/* the nearest Lua line: a library function has none of its own */
+	lua_Debug ar;
+	for (int level = 0; lua_getstack(L, level, &ar); level++)
+		if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+			lua_pushfstring(L, "%s:%d: %s", ar.short_src, ar.currentline, msg);
+			return lua_error(L);
+		}
+	lua_pushstring(L, msg);
+	return lua_error(L);
+}
+
+void scr_meter(lua_State *L, long long n)
+{
+	scr_ctx *c = scr_ctx_of(L);
+	c->steps += n;
+	if (c->steps < c->meter_next && !c->tripped)
+		return;
+	c->meter_next = c->steps + SCR_METER_EVERY;
+	if (scr_check(c, scr_now_ns()))
+		scr_raise_trip(L);
+}
+
+/* Look at the clock more often while instructions are slow (long library calls between
+ * two hook calls would otherwise let a loop of them overrun the deadline by far), and
+ * less often again when they are fast. Each thread (the main one, a finalizer's) has its
+ * own count. */
+static void scr_adapt(lua_State *L, int *every, long long *last, long long now)
+{
+	long long dt = now - *last;
+	int e = *every;
+	*last = now;
+	if (dt > 2000000)
+		e = e > 16 ? e / 16 : 1;
+	else if (dt < 250000 && e < SCR_HOOK_EVERY)
+		e = e * 4 < SCR_HOOK_EVERY ? e * 4 : SCR_HOOK_EVERY;
+	if (e != *every) {
+		*every = e;
+		lua_sethook(L, scr_hook, LUA_MASKCOUNT, e);
+	}
 }
 
 static void scr_hook(lua_State *L, lua_Debug *ar)
 {
 	scr_ctx *c = scr_ctx_of(L);
 	if (!c->tripped) {
-		c->steps += SCR_HOOK_EVERY;
-		if (c->env->cancel && atomic_load(c->env->cancel))
-			scr_trip(c, SCR_TRIP_CANCEL);
-		else if (c->steps > c->max_steps)
-			scr_trip(c, SCR_TRIP_STEPS);
-		else
+		int main = L == c->L;
+		int *every = main ? &c->every : &c->fin_every;
+		c->steps += *every;
+		long long now = scr_now_ns();
+		if (!scr_check(c, now)) {
+			scr_adapt(L, every, main ? &c->last_hook_ns : &c->fin_last_ns, now);
 			return;
+		}
 	}
-	char msg[160];
+	char msg[200];
 	scr_trip_message(c, msg, sizeof msg);
 	/* position of the interrupted Lua code: the hook has no frame of its own */
 	if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
@@ -66,6 +147,8 @@ static void scr_hook(lua_State *L, lua_Debug *ar)
 		lua_pushstring(L, msg);
 	lua_error(L);
 }
+
+#define SCR_ALLOC_CHECK ((size_t)4 << 20) /* bytes allocated between two looks at the clock */
 
 /* Counting allocator. Crossing the soft cap trips the run (the hook then raises with
  * the script's position); the hard cap, a little higher so the error and its traceback
@@ -89,6 +172,13 @@ static void *scr_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 		}
 		if (c->used + grow > c->limit)
 			scr_trip(c, SCR_TRIP_MEM);
+		/* library calls that build large strings in a loop: look at the clock every few MiB
+		 * (the hook may be a thousand such calls away) */
+		c->grown += grow;
+		if (c->grown > SCR_ALLOC_CHECK) {
+			c->grown = 0;
+			scr_check(c, scr_now_ns());
+		}
 	}
 	void *q = realloc(ptr, nsize);
 	if (!q)
@@ -111,7 +201,7 @@ static int scr_print(lua_State *L)
 	for (int i = 1; i <= n; i++) {
 		if (i > 1)
 			luaL_addchar(&b, '\t');
-		luaL_tolstring(L, i, NULL);
+		scr_tolstring(L, i, NULL);
 		luaL_addvalue(&b);
 	}
 	luaL_addchar(&b, '\n');
@@ -305,11 +395,16 @@ static int scr_setup(lua_State *L)
 	lua_pushcclosure(L, scr_randomseed, 1);
 	lua_setfield(L, -2, "randomseed");
 	lua_pop(L, 1);                        /* _G */
+	scr_open_lib(L);
+	lua_getfield(L, -1, LUA_STRLIBNAME);
+	scr_open_pattern(L);
+	lua_pop(L, 1);
 	scr_open_strata(L);
 	lua_setfield(L, -2, "strata");
-	lua_createtable(L, 0, 1);
+	lua_createtable(L, 0, 2);
 	lua_pushcfunction(L, scr_missing_global);
 	lua_setfield(L, -2, "__index");
+	scr_protect_mt(L, "strata.globals");
 	lua_setmetatable(L, -2);
 	lua_pop(L, 1);
 	return 0;
@@ -338,8 +433,10 @@ static void scr_outcome_reset(scr_outcome *o)
 	o->rc = 0;
 	o->kind = SCR_NONE;
 	o->err[0] = 0;
+	o->stopped = SCR_STOP_NONE;
 	o->steps = 0;
 	o->peak_bytes = 0;
+	o->seconds = 0;
 }
 
 /* Take what the chunk returned (at the top of the stack) for the caller. */
@@ -387,6 +484,11 @@ static int scr_run_chunk(const scr_env *env, const char *text, size_t len, const
 	c->env = env;
 	c->scratch = malloc(sizeof *c->scratch);
 	c->max_steps = env->lim.steps > 0 ? env->lim.steps : SCR_DEFAULT_STEPS;
+	c->time_ms = env->lim.time_ms > 0 ? env->lim.time_ms : SCR_DEFAULT_TIME_MS;
+	c->t0_ns = c->last_hook_ns = scr_now_ns();
+	c->deadline_ns = c->t0_ns + c->time_ms * 1000000LL;
+	c->every = SCR_HOOK_EVERY;
+	c->meter_next = SCR_METER_EVERY;
 	long long mib = env->lim.mem_mib > 0 ? env->lim.mem_mib : SCR_DEFAULT_MIB;
 	c->limit = (size_t)mib << 20;
 	/* room for the error message and traceback after the soft cap trips */
@@ -424,27 +526,33 @@ static int scr_run_chunk(const scr_env *env, const char *text, size_t len, const
 		for (int i = 0; i < argc; i++)
 			lua_pushstring(L, argv[i]);
 		/* a limit already tripped while setting up keeps its every-instruction hook */
-		lua_sethook(L, scr_hook, LUA_MASKCOUNT, c->tripped ? 1 : SCR_HOOK_EVERY);
+		lua_sethook(L, scr_hook, LUA_MASKCOUNT, c->tripped ? 1 : c->every);
 		st = lua_pcall(L, argc, 1, msgh);
 		lua_sethook(L, NULL, 0, 0);
 	}
-	if (st == LUA_OK) {
+	c->closing = 1; /* finalizers still pending are not run (lua_close would run them unmetered) */
+	if (st == LUA_OK && !c->tripped) {
 		scr_take_result(L, o);
 	} else {
 		rc = 1;
-		char trip[160];
+		char trip[200] = "";
 		const char *msg = lua_tostring(L, -1);
-		if (c->tripped && (st == LUA_ERRMEM || st == LUA_ERRERR || !msg)) {
-			/* no position: the limit hit inside C code or the error handler */
+		if (c->tripped)
 			scr_trip_message(c, trip, sizeof trip);
+		if (c->tripped && (st == LUA_OK || st == LUA_ERRMEM || st == LUA_ERRERR || !msg)) {
+			/* no position: the limit hit inside C code or the error handler */
 			msg = trip;
 		} else if (!msg) {
 			msg = st == LUA_ERRMEM ? "out of memory" : "error object is not a string";
 		}
 		snprintf(o->err, sizeof o->err, "%s", msg);
+		/* a limit stopped it when its message is what the run died with (an error can
+		 * come first, the deadline pass while it unwinds through a solver) */
+		o->stopped = c->tripped && strstr(msg, trip) ? c->tripped : SCR_STOP_NONE;
 	}
 	o->steps = c->steps;
 	o->peak_bytes = c->peak;
+	o->seconds = (scr_now_ns() - c->t0_ns) / 1e9;
 	lua_close(L);
 	free(c->scratch);
 	free(c);
@@ -462,11 +570,10 @@ int scr_run_string(const scr_env *env, const char *text, const char *name, int a
 int scr_run_file(const scr_env *env, const char *path, int argc, char **argv, scr_outcome *o)
 {
 	scr_outcome_reset(o);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(o->err, sizeof o->err, "%s: %s", path, strerror(errno));
+	/* a FIFO or device named *.lua is refused at once, never waited on */
+	FILE *f = paths_fopen_regular(path, NULL, o->err, sizeof o->err);
+	if (!f)
 		return o->rc = 2;
-	}
 	char *buf = malloc(SCR_FILE_MAX + 1);
 	size_t len = buf ? fread(buf, 1, SCR_FILE_MAX + 1, f) : 0;
 	int bad = !buf || ferror(f);
@@ -512,5 +619,20 @@ int scr_parse_mib(const char *s, long long *out, char *err, size_t errlen)
 		snprintf(err, errlen, "--lua-mem needs a whole number of MiB from 1 to %d (got '%s')", SCR_MAX_MIB, s);
 		return -1;
 	}
+	return 0;
+}
+
+int scr_parse_time(const char *s, long long *out_ms, char *err, size_t errlen)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	/* written as "v * 1000 < 1" so that NaN fails too */
+	if (end == s || *end || errno || !(v * 1000 >= 1) || !(v * 1000 <= (double)SCR_MAX_TIME_MS)) {
+		snprintf(err, errlen, "--lua-time needs a number of seconds from 0.001 to %lld (got '%s')",
+				SCR_MAX_TIME_MS / 1000, s);
+		return -1;
+	}
+	*out_ms = (long long)(v * 1000 + 0.5);
 	return 0;
 }

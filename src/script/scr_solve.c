@@ -10,12 +10,14 @@
 #include "solve/pins.h"
 #include "solve/search.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
+#define SCR_SOLVE_SLACK_MS 100 /* the solvers' own time limit runs out this long after the run's */
 
 void scr_ilp_json(json_w *w, const ilp_result *x)
 {
@@ -90,14 +92,22 @@ static int scr_ilp(lua_State *L)
 		return luaL_error(L, "strata.ilp: %s", why);
 	ilp_params prm;
 	memset(&prm, 0, sizeof prm);
-	prm.time_limit_ms = (int)limit;
-	prm.cancel = scr_ctx_of(L)->env->cancel;
+	/* the recipe's time limit bounds the solve (a little later than the watchdog, which
+	 * then stops it first and with the reason); the watchdog also bounds memory and Esc */
+	long long left = scr_left_ms(scr_ctx_of(L)) + SCR_SOLVE_SLACK_MS;
+	prm.time_limit_ms = (int)(limit > 0 && limit < left ? limit : left < INT_MAX ? left : INT_MAX);
+	scr_watch wd;
+	scr_watch_begin(L, &wd, "strata.ilp");
+	prm.cancel = scr_watch_flag(&wd);
 	/* from here to ilp_free nothing may raise: the result owns malloc'd memory */
 	ilp_solve(&p->model, &p->cluster, p->devices, &p->strategy, p->budget_gib, &pins, &prm, x);
+	int stopped = scr_watch_end(L, &wd);
 	int have = x->have_plan;
 	if (have)
 		ilp_apply(x, &q->strategy);
 	ilp_free(x);
+	if (stopped)
+		return scr_raise_trip(L);
 
 	json_w w;
 	scr_tbuild b;
@@ -146,6 +156,9 @@ static int scr_hook_failed(lua_State *L, const char *fn)
  * the argument may raise too, which must not unwind through search_run. */
 static int scr_hook_body(lua_State *L)
 {
+	/* only ever called from scr_hook_call, but a C function must not trust its arguments */
+	luaL_checktype(L, 1, LUA_TFUNCTION);
+	luaL_checktype(L, 2, LUA_TLIGHTUSERDATA);
 	const plan_t *p = lua_touserdata(L, 2);
 	const eval_result *r = lua_touserdata(L, 3);
 	lua_settop(L, 1);
@@ -295,6 +308,8 @@ static void scr_enumerate_lua(lua_State *L, scr_steer *st)
 			luaL_error(L, "strata.search: enumerate: item %d is a %s, not a table of strategy keys", (int)i,
 					luaL_typename(L, -1));
 		plan_t *p = scr_check_plan(L, S_CAND);
+		if (scr_check(scr_ctx_of(L), scr_now_ns())) /* C work per item, no instructions */
+			scr_raise_trip(L);
 		memcpy(p, base, sizeof *p);
 		char why[256];
 		int bad = scr_apply_overrides(L, -1, p, why, sizeof why);
@@ -466,13 +481,21 @@ static int scr_search_engine(lua_State *L, int top)
 	opt.threads = threads;
 	opt.no_ilp = no_ilp;
 	opt.exhaustive = exhaustive;
-	opt.ilp_time_limit_ms = limit;
-	opt.cancel = scr_ctx_of(L)->env->cancel;
+	/* the recipe's time limit bounds the ILP level; the watchdog the whole search, its
+	 * memory and Esc */
+	long long left = scr_left_ms(scr_ctx_of(L)) + SCR_SOLVE_SLACK_MS;
+	int per = limit > 0 ? limit : SEARCH_ILP_MS;
+	opt.ilp_time_limit_ms = (int)(per < left ? per : left);
+	opt.ilp_budget_ms = (int)(SEARCH_ILP_BUDGET_MS < left ? SEARCH_ILP_BUDGET_MS : left);
 	opt.filter = lua_isnil(L, E_FILTER) ? NULL : scr_filter_hook;
 	opt.score = lua_isnil(L, E_SCORE) ? NULL : scr_score_hook;
 	opt.hook_user = &hooks;
+	scr_watch wd;
+	scr_watch_begin(L, &wd, "strata.search");
+	opt.cancel = scr_watch_flag(&wd);
 	/* from here to search_free nothing may raise: the result owns malloc'd memory */
 	int rc = search_run(&job, pins, &opt, r);
+	int stopped = scr_watch_end(L, &wd);
 	int n = rc ? 0 : (r->n < top ? r->n : top);
 	for (int i = 0; i < n; i++) {
 		items[i] = r->item[i].s;
@@ -480,10 +503,12 @@ static int scr_search_engine(lua_State *L, int top)
 	}
 	search_result counts = *r;
 	search_free(r);
-	if (rc && counts.aborted && hooks.failed) {
-		lua_pushvalue(L, E_ERR);
+	if (hooks.failed && (stopped || (rc && counts.aborted))) {
+		lua_pushvalue(L, E_ERR); /* a limit hit inside filter or score: with that line */
 		return scr_hook_failed(L, hooks.failed);
 	}
+	if (stopped)
+		return scr_raise_trip(L);
 	if (rc)
 		return luaL_error(L, "strata.search: %s", counts.why);
 	for (int i = 0; i < n; i++) {

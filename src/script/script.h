@@ -16,17 +16,24 @@
 #include "solve/ilp.h"
 
 /* Defaults stop `while true do end` and an allocation bomb well within a second on a
- * laptop-class core (measured figures in man/strata-lua.7). */
+ * laptop-class core (measured figures in man/strata-lua.7); the wall-clock limit bounds
+ * what neither counts (long C work: pattern matching, the solvers). */
 #define SCR_DEFAULT_STEPS 100000000LL /* Lua VM instructions */
-#define SCR_DEFAULT_MIB 128           /* Lua heap, MiB */
+#define SCR_DEFAULT_MIB 128           /* memory cap, MiB */
+#define SCR_DEFAULT_TIME_MS 60000LL   /* wall clock, ms (strata run and the explorer) */
 #define SCR_MAX_STEPS (1LL << 50)
 #define SCR_MAX_MIB (1 << 20)
+#define SCR_MAX_TIME_MS (7LL * 86400 * 1000)
 
 /* Limits of one run; 0 in a field means its default. */
 typedef struct {
-	long long steps;       /* VM instructions (counted every 1000) */
-	long long mem_mib;     /* heap cap in MiB */
+	long long steps;       /* VM instructions, plus the steps of library loops */
+	long long mem_mib;     /* heap cap in MiB (the solvers' memory counts too) */
+	long long time_ms;     /* wall-clock limit in ms */
 } scr_limits;
+
+/* Which limit stopped a run (scr_outcome.stopped). */
+enum { SCR_STOP_NONE = 0, SCR_STOP_STEPS, SCR_STOP_MEM, SCR_STOP_TIME, SCR_STOP_CANCEL };
 
 /* Receives what the script prints (one print() call's text, newline included). */
 typedef void (*scr_print_fn)(void *user, const char *text, size_t len);
@@ -38,7 +45,8 @@ typedef struct {
 	FILE *out;                 /* print() target when print_fn is NULL; NULL discards */
 	scr_print_fn print_fn;     /* optional: the TUI collects output here */
 	void *user;
-	const atomic_int *cancel;  /* optional: nonzero stops the script at its next hook */
+	const atomic_int *cancel;  /* optional: nonzero stops the script within milliseconds,
+	                            * wherever it runs (finalizers, handlers, solvers too) */
 } scr_env;
 
 /* What the chunk returned (its first return value). */
@@ -49,14 +57,19 @@ typedef struct {
 	int kind;              /* scr_kind */
 	plan_t plan;           /* SCR_PLAN: the plan; SCR_MODEL: .model; SCR_CLUSTER: .cluster */
 	char err[8192];        /* rc != 0: "file:line: message" then a traceback, one per line */
-	long long steps;       /* instructions executed (a multiple of 1000) */
+	int stopped;           /* SCR_STOP_*: the limit that stopped it (rc is then 1) */
+	long long steps;       /* instructions and library steps counted */
 	size_t peak_bytes;     /* largest Lua heap seen */
+	double seconds;        /* wall-clock time of the run */
 } scr_outcome;
 
 /* Parse a "--lua-steps N" value (instructions); 0, or -1 with a reason. */
 int scr_parse_steps(const char *s, long long *out, char *err, size_t errlen);
 /* Parse a "--lua-mem MIB" value; 0, or -1 with a reason. */
 int scr_parse_mib(const char *s, long long *out, char *err, size_t errlen);
+/* Parse a "--lua-time SECONDS" value (decimals allowed) into milliseconds; 0, or -1 with
+ * a reason. */
+int scr_parse_time(const char *s, long long *out_ms, char *err, size_t errlen);
 /* Run a recipe file; argv[0..argc) become arg[1..argc] and `...`. Returns o->rc. */
 int scr_run_file(const scr_env *env, const char *path, int argc, char **argv, scr_outcome *o);
 /* Run recipe text; name appears in messages ("name:line:"). Returns o->rc. */

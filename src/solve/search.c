@@ -37,6 +37,8 @@ static int item_cmp(const void *pa, const void *pb)
 	const search_item *a = pa, *b = pb;
 	if (a->score != b->score)
 		return a->score < b->score ? -1 : 1;
+	if (a->peak_gib != b->peak_gib) /* a tie goes to more memory headroom */
+		return a->peak_gib < b->peak_gib ? -1 : 1;
 	return search_canon_cmp(&a->s, &b->s);
 }
 

@@ -94,8 +94,8 @@ typedef struct {
 	int caller;                /* runs on the caller's thread: reports progress */
 } search_worker;
 
-/* Order of candidates: lower key (faster, or the better score) first, then the canonical
- * strategy order. */
+/* Order of candidates: lower key (faster, or the better score) first, then the lower peak
+ * memory (more headroom), then the canonical strategy order. */
 int search_cand_cmp(const search_cand *a, const search_cand *b);
 /* Offer a candidate to a bounded heap (copied when kept). */
 void search_heap_offer(search_heap *h, const search_cand *c);

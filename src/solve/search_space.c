@@ -48,6 +48,11 @@ int search_cand_cmp(const search_cand *a, const search_cand *b)
 		return -1;
 	if (a->key > b->key)
 		return 1;
+	/* a tie goes to the plan with more memory headroom */
+	if (a->peak < b->peak)
+		return -1;
+	if (a->peak > b->peak)
+		return 1;
 	return search_canon_cmp(&a->s, &b->s);
 }
 

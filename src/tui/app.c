@@ -38,7 +38,8 @@ int tui_app_init(tui_app *a, const plan_t *plan, const paths_t *paths)
 
 void tui_app_free(tui_app *a)
 {
-	/* a worker still running is stopped and joined before anything it might read goes */
+	/* a worker still running is stopped (joined, or abandoned after TUI_JOB_STOP_MS: it
+	 * reads and writes only its own copies, which it frees itself) */
 	tui_tasks_release(a);
 	if (a->job) {
 		tui_job_destroy(a->job);

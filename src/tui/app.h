@@ -90,6 +90,7 @@ typedef struct tui_app {
 	struct tui_job *job;
 	const struct tui_task_ops *task; /* what the job runs; NULL when idle */
 	void *task_data;              /* the job's private inputs and result */
+	double task_cancel_us;        /* when Esc cancelled the running job (tui_now_us), or 0 */
 	int job_delay_ms;             /* test hook, from TUI_JOB_DELAY_ENV */
 	struct tui_review *review;    /* MODE_REVIEW: the ILP plan on trial */
 	struct tui_cands *cands;      /* the last search's candidates */

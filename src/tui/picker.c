@@ -1,6 +1,7 @@
 /* picker.c - choosing the model or the cluster from the presets (`m`, `c`) or a Lua recipe
  * (`L`): the list with a one-line summary of each, and applying the choice (a :set, or
  * running the recipe). */
+#include "io/paths.h"
 #include "tui/actions.h"
 #include "tui/tasks.h"
 
@@ -42,8 +43,8 @@ static void recipe_visit(const char *name, const char *path, void *arg)
 	tui_picker *p = a->pick;
 	if (p->n >= TUI_MAX_PICK)
 		return;
-	char line[256] = "";
-	FILE *f = fopen(path, "r");
+	char line[256] = "", err[64];
+	FILE *f = paths_fopen_regular(path, NULL, err, sizeof err); /* never a FIFO that blocks */
 	if (f) {
 		if (!fgets(line, sizeof line, f))
 			line[0] = 0;

@@ -13,6 +13,10 @@
 #include <string.h>
 #include <time.h>
 
+/* How long a replay waits for a job's result: past the ILP's own 60 s limit, so only a
+ * job that would never end (a recipe stuck where the sandbox cannot stop it) meets it. */
+#define REPLAY_JOB_MS 120000
+
 /* The screen as text, one line per row (ASCII glyph set: innstr is byte-based). */
 static void dump(char *out, size_t n, int rows, int cols)
 {
@@ -72,8 +76,14 @@ int tui_replay(const paths_t *paths, const char *plan_text, const int *keys, int
 	for (; done < nkeys && !a.quit; done++) {
 		double t0 = tui_now_us();
 		tui_handle_key(&a, keys[done]);
-		/* a key that started a job: wait for its result, so a replay is deterministic */
+		/* a key that started a job: wait for its result, so a replay is deterministic;
+		 * bounded: a job past REPLAY_JOB_MS is stopped (and abandoned if need be) */
+		double job_t0 = tui_now_us();
 		while (tui_task_busy(&a) && a.mode == MODE_NORMAL) {
+			if (tui_now_us() - job_t0 > REPLAY_JOB_MS * 1e3) {
+				tui_task_stop(&a);
+				break;
+			}
 			if (!tui_job_finished(a.job)) {
 				struct timespec ts = {0, 1000 * 1000};
 				nanosleep(&ts, NULL);

@@ -28,15 +28,15 @@ static void ilp_progress(void *user, double elapsed_ms, double best_s, double ga
 	tui_job_report(user, &p);
 }
 
-static void ilp_work(tui_job *j, void *arg)
+static void ilp_work(tui_job_run *r, void *arg)
 {
 	ilp_task *t = arg;
 	ilp_params prm;
 	memset(&prm, 0, sizeof prm);
 	prm.time_limit_ms = ILP_LIMIT_MS;
-	prm.cancel = tui_job_cancel_flag(j);
+	prm.cancel = tui_job_cancel_flag(r);
 	prm.progress = ilp_progress;
-	prm.user = j;
+	prm.user = r;
 	const plan_t *p = &t->plan;
 	ilp_solve(&p->model, &p->cluster, p->devices, &p->strategy, p->budget_gib, &t->pins, &prm, &t->res);
 }

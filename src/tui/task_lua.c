@@ -1,5 +1,6 @@
 /* task_lua.c - `L` and `:lua FILE [ARGS...]`: a Lua recipe on the background job (the
- * sandbox's instruction and memory limits stop a runaway script; Esc stops it sooner).
+ * sandbox's instruction and memory limits stop a runaway script; Esc stops it sooner, or
+ * abandons it where the sandbox cannot interrupt it: the task owns all it touches).
  * A model, cluster or plan it returns becomes the current one (undoable); what it printed
  * and its error with the traceback stay for the output overlay (`O`). */
 #include "script/script.h"
@@ -16,6 +17,7 @@
 
 typedef struct {
 	scr_env env;
+	paths_t paths;              /* the worker's own copy: an abandoned one may outlive the app */
 	char path[1024];
 	char name[128];             /* the file's base name, for messages */
 	char argbuf[512];
@@ -51,10 +53,10 @@ static void lua_print(void *user, const char *text, size_t len)
 	t->log[t->len] = 0;
 }
 
-static void lua_work(tui_job *j, void *arg)
+static void lua_work(tui_job_run *r, void *arg)
 {
 	lua_task *t = arg;
-	t->env.cancel = tui_job_cancel_flag(j);
+	t->env.cancel = tui_job_cancel_flag(r);
 	scr_run_file(&t->env, t->path, t->argc, t->argv, &t->out);
 }
 
@@ -173,7 +175,8 @@ void tui_lua_start(tui_app *a, const char *cmdline)
 	find_recipe(a, file, t->path, sizeof t->path);
 	const char *base = strrchr(t->path, '/');
 	snprintf(t->name, sizeof t->name, "%.100s", base ? base + 1 : t->path);
-	t->env.paths = a->paths; /* read-only for the whole session: safe to share */
+	t->paths = *a->paths;
+	t->env.paths = &t->paths;
 	t->env.print_fn = lua_print;
 	t->env.user = t;
 	tui_task_start(a, &lua_ops, t);

@@ -39,7 +39,7 @@ static void search_job_of(const search_task *t, search_job *job)
 	job->budget_gib = t->plan.budget_gib;
 }
 
-static void search_work(tui_job *j, void *arg)
+static void search_work(tui_job_run *r, void *arg)
 {
 	search_task *t = arg;
 	double t0 = tui_now_us();
@@ -48,9 +48,9 @@ static void search_work(tui_job *j, void *arg)
 	search_opts o;
 	memset(&o, 0, sizeof o);
 	o.top = SEARCH_TOP;
-	o.cancel = tui_job_cancel_flag(j);
+	o.cancel = tui_job_cancel_flag(r);
 	o.progress = search_progress;
-	o.user = j;
+	o.user = r;
 	t->rc = search_run(&job, &t->pins, &o, &t->res);
 	if (!t->rc && t->res.n == 0 && !t->res.cancelled && t->pins.n)
 		search_explain(&job, &t->pins, &o, t->why, sizeof t->why);

@@ -1,5 +1,7 @@
-/* tasks.c - starting, watching, cancelling and collecting the one background job. */
+/* tasks.c - starting, watching, cancelling and collecting the one background job; a
+ * job that does not stop when asked is abandoned, never waited for. */
 #include "tui/tasks.h"
+#include "tui/frames.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,13 +27,18 @@ int tui_task_start(tui_app *a, const tui_task_ops *ops, void *data)
 		ops->drop(data);
 		return -1;
 	}
-	if (tui_job_start(a->job, ops->work, data, a->job_delay_ms)) {
-		tui_app_msg(a, MSG_ERROR, "cannot start the %s: no thread available", ops->name);
+	if (tui_job_start(a->job, ops->work, data, ops->drop, a->job_delay_ms)) {
+		if (tui_job_abandoned_live() >= TUI_JOB_MAX_ABANDONED)
+			tui_app_msg(a, MSG_ERROR, "cannot start the %s: %d cancelled jobs have not stopped yet", ops->name,
+					tui_job_abandoned_live());
+		else
+			tui_app_msg(a, MSG_ERROR, "cannot start the %s: no thread available", ops->name);
 		ops->drop(data);
 		return -1;
 	}
 	a->task = ops;
 	a->task_data = data;
+	a->task_cancel_us = 0;
 	a->msg_kind = MSG_NONE; /* the progress line takes over the message line */
 	return 0;
 }
@@ -41,17 +48,43 @@ int tui_task_busy(const tui_app *a)
 	return a->task != NULL;
 }
 
+/* The app forgets its job (already joined or abandoned). */
+static void forget(tui_app *a)
+{
+	a->task = NULL;
+	a->task_data = NULL;
+	a->task_cancel_us = 0;
+}
+
+/* Esc was pressed TUI_CANCEL_GRACE_MS ago and the worker still runs: let go of it. */
+static void abandon(tui_app *a)
+{
+	const tui_task_ops *ops = a->task;
+	void *data = a->task_data;
+	forget(a);
+	if (tui_job_abandon(a->job) == 0)
+		ops->drop(data); /* it returned at the last moment: joined, its data is ours */
+	tui_app_msg(a, MSG_INFO, "%s cancelled (it did not stop within %d ms and was abandoned)", ops->name,
+			TUI_CANCEL_GRACE_MS);
+}
+
 int tui_task_poll(tui_app *a)
 {
 	if (!a->task)
 		return 0;
-	if (!tui_job_finished(a->job) || a->mode != MODE_NORMAL)
-		return 1; /* progress to redraw; or the result waits until the overlay closes */
-	tui_job_wait(a->job); /* returns at once: the worker is done; its writes are ours now */
+	if (!tui_job_finished(a->job)) {
+		if (a->task_cancel_us > 0 && tui_now_us() - a->task_cancel_us >= TUI_CANCEL_GRACE_MS * 1e3) {
+			abandon(a);
+			return 1;
+		}
+		return 0;
+	}
+	if (a->mode != MODE_NORMAL)
+		return 0; /* the result waits until the overlay closes */
+	tui_job_wait(a->job, 0); /* joins at once: the worker is done; its writes are ours now */
 	const tui_task_ops *ops = a->task;
 	void *data = a->task_data;
-	a->task = NULL;
-	a->task_data = NULL;
+	forget(a);
 	ops->finish(a, data);
 	return 1;
 }
@@ -61,17 +94,19 @@ void tui_task_cancel(tui_app *a)
 	if (!a->task)
 		return;
 	tui_job_cancel(a->job);
+	if (a->task_cancel_us == 0)
+		a->task_cancel_us = tui_now_us();
 }
 
 void tui_task_stop(tui_app *a)
 {
 	if (!a->task || !a->job)
 		return;
-	tui_job_cancel(a->job);
-	tui_job_wait(a->job);
-	a->task->drop(a->task_data);
-	a->task = NULL;
-	a->task_data = NULL;
+	const tui_task_ops *ops = a->task;
+	void *data = a->task_data;
+	forget(a);
+	if (tui_job_stop(a->job, TUI_JOB_STOP_MS) == 0)
+		ops->drop(data); /* joined: ours to free; else the abandoned worker frees it */
 }
 
 void tui_task_status(tui_app *a, char *out, size_t n)

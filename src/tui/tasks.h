@@ -2,10 +2,16 @@
  * Lua recipes (`L`, `:lua`) run on the background job (job.h) while the main loop keeps
  * reading keys and redrawing; exports (`e`, `:export`) are quick and run in place.
  *
- * One job at a time. The job gets a private copy of the plan and writes only into its own
- * result; the main thread collects that result after joining the worker, and only in the
- * normal mode (never in the middle of a prompt or an overlay). While a job runs, keys that
- * would change the plan are refused: the result belongs to the plan it started from. */
+ * One job at a time. The job gets a private copy of the plan (and of everything else it
+ * reads) and writes only into its own result; the main thread collects that result after
+ * joining the worker, and only in the normal mode (never in the middle of a prompt or an
+ * overlay). While a job runs, keys that would change the plan are refused: the result
+ * belongs to the plan it started from.
+ *
+ * Never waiting without a bound: Esc asks the job to stop, and a job that has not returned
+ * TUI_CANCEL_GRACE_MS later is abandoned (job.h: the worker frees its data when it returns,
+ * its result unseen), so the keyboard is the user's again within 100 ms; quitting and
+ * signals wait TUI_JOB_STOP_MS at most. */
 #ifndef STRATA_TUI_TASKS_H
 #define STRATA_TUI_TASKS_H
 
@@ -16,12 +22,18 @@
 
 #include <stddef.h>
 
+/* How long after Esc a job that has not returned is abandoned; with the main loop's 10 ms
+ * poll and the 25 ms Esc delay, a key press gets the keyboard back within 100 ms. */
+#define TUI_CANCEL_GRACE_MS 50
+
 /* One kind of background work. */
 typedef struct tui_task_ops {
 	const char *name;                                   /* "ILP", "search", "lua" */
 	tui_job_fn work;                                    /* runs on the worker */
-	void (*finish)(tui_app *a, void *data);             /* show the result; frees data */
-	void (*drop)(void *data);                           /* frees data unseen */
+	/* show the result and free data (main thread, after the join); drop frees data unseen,
+	 * on the main thread or on an abandoned worker when it returns */
+	void (*finish)(tui_app *a, void *data);
+	void (*drop)(void *data);
 	/* the progress line; runs on the main thread while the worker runs, so it may only
 	 * read what was set before the start (a name), never the result */
 	void (*status)(const void *data, const tui_job_progress *p, const char *dot, char *out, size_t n);
@@ -51,11 +63,13 @@ void *tui_task_alloc(tui_app *a, size_t size, size_t plan_off);
 int tui_task_start(tui_app *a, const tui_task_ops *ops, void *data);
 /* A job is running (or finished and not yet collected). */
 int tui_task_busy(const tui_app *a);
-/* Collect a finished job (normal mode only); 1 when the screen should be redrawn. */
+/* Collect a finished job (normal mode only), or abandon a cancelled one that outlived
+ * TUI_CANCEL_GRACE_MS; never blocks. 1 when the job ended (redraw), else 0. */
 int tui_task_poll(tui_app *a);
-/* Esc: ask the running job to stop (its result says what was kept). */
+/* Esc: ask the running job to stop (its result says what was kept); returns at once. */
 void tui_task_cancel(tui_app *a);
-/* Cancel, join and drop a running job: quitting, signals. */
+/* Cancel and drop a running job, waiting TUI_JOB_STOP_MS at most (then it is abandoned):
+ * quitting, signals. */
 void tui_task_stop(tui_app *a);
 /* The progress line of the running job. */
 void tui_task_status(tui_app *a, char *out, size_t n);

@@ -1,27 +1,129 @@
 /* term.c - terminal set-up and restore, signals, theme colours.
  *
- * Restore on every path: the signal handlers only set a flag (no curses call is safe in a
- * handler); the main loop polls it at least every 250 ms, leaves, and the one exit path
- * calls tui_term_close(). Handlers are installed before newterm(), so curses sees them
- * and does not install its own exit-on-signal ones. */
+ * Restore on every path. SIGTERM, SIGHUP and SIGINT only set a flag (no curses call is
+ * safe in a handler); the main loop polls it at least every 250 ms, leaves (waiting for a
+ * worker TUI_JOB_STOP_MS at most), and the one exit path calls tui_term_close(). A second
+ * such signal while the first is being handled does not wait for that: it restores the
+ * terminal the async-signal-safe way below and exits at once with 128 + n.
+ *
+ * Fatal signals (SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL) cannot wait for the loop: their
+ * handler writes the terminal-restore sequences (attributes off, keypad off, leave the
+ * alternate screen, cursor visible: precomputed from terminfo when the screen opened) and
+ * puts back the tty modes saved before curses took over, using only write() and
+ * tcsetattr(); then it lets the signal take its default action (a fault raised by the
+ * kernel goes first to the handler installed before ours, such as a sanitizer's report),
+ * so the exit status and core dump are the signal's. It runs on an alternate signal stack
+ * (this thread's here, each worker's in job.c), so a stack overflow restores too.
+ *
+ * Handlers are installed before newterm(), so curses sees them and does not install its
+ * own exit-on-signal ones. */
 #include "tui/term.h"
 
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <term.h>
+#include <termios.h>
 #include <unistd.h>
 
-/* The one piece of global mutable state: written by the signal handler, read by the loop. */
+#define ALTSTACK_BYTES (64 * 1024)
+
+/* Global state, because signal handlers can reach nothing else. stop_signal: written by
+ * the handler, read by the loop. The rest is the emergency restore: written by
+ * tui_term_open and tui_term_close only while term_live is 0, read by the handlers. */
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t term_live;  /* the explorer owns the terminal */
+static int term_out_fd = -1;             /* where curses writes */
+static int term_tty_fd = -1;             /* whose modes were saved (-1: none) */
+static struct termios term_saved;        /* the tty modes before curses */
+static char term_seq[512];               /* sgr0 rmkx rmcup cnorm, padding removed */
+static size_t term_seq_len;
+static const int fatal_sig[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+#define NFATAL (sizeof fatal_sig / sizeof fatal_sig[0])
+static struct sigaction fatal_prev[NFATAL]; /* what was installed before us (a sanitizer's) */
+static _Alignas(16) char main_altstack[ALTSTACK_BYTES];
+
+/* write() all of s, as far as the terminal takes it (async-signal-safe). */
+static void put(int fd, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, s, n);
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static size_t cstrlen(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+/* Give the terminal back without curses, from a signal handler: once, whichever thread. */
+static void emergency_restore(void)
+{
+	if (!term_live)
+		return;
+	term_live = 0;
+	if (term_seq_len)
+		put(term_out_fd, term_seq, term_seq_len);
+	if (term_tty_fd >= 0)
+		tcsetattr(term_tty_fd, TCSANOW, &term_saved);
+}
+
+/* "strata: <what> <signal name>; terminal restored\n" on stderr (async-signal-safe). */
+static void say(const char *what, int sig)
+{
+	const char *name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGABRT ? "SIGABRT" :
+		sig == SIGFPE ? "SIGFPE" : sig == SIGILL ? "SIGILL" : sig == SIGTERM ? "SIGTERM" :
+		sig == SIGHUP ? "SIGHUP" : sig == SIGINT ? "SIGINT" : "a signal";
+	put(STDERR_FILENO, "strata: ", cstrlen("strata: "));
+	put(STDERR_FILENO, what, cstrlen(what));
+	put(STDERR_FILENO, name, cstrlen(name));
+	put(STDERR_FILENO, "; terminal restored\n", cstrlen("; terminal restored\n"));
+}
 
 static void on_signal(int sig)
 {
-	stop_signal = sig;
+	if (!stop_signal) {
+		stop_signal = sig;
+		return;
+	}
+	/* a second one: the first is taking too long to be handled (or the user insists) */
+	emergency_restore();
+	say("second stop signal, exiting at once: ", sig);
+	_exit(128 + sig);
+}
+
+static void on_fatal(int sig, siginfo_t *info, void *ctx)
+{
+	emergency_restore();
+	say("fatal signal ", sig);
+	/* SA_RESETHAND made the action the default one again. A fault the kernel raised (not
+	 * a kill) goes first to the handler that was there before ours, if any. */
+	for (size_t i = 0; i < NFATAL; i++) {
+		const struct sigaction *p = &fatal_prev[i];
+		if (fatal_sig[i] != sig || !info || info->si_code <= 0 || p->sa_sigaction == on_fatal)
+			continue;
+		if ((p->sa_flags & SA_SIGINFO) && p->sa_sigaction)
+			p->sa_sigaction(sig, info, ctx);
+		else if (!(p->sa_flags & SA_SIGINFO) && p->sa_handler != SIG_DFL && p->sa_handler != SIG_IGN)
+			p->sa_handler(sig);
+	}
+	raise(sig); /* SA_NODEFER: delivered now, with the default action */
 }
 
 void tui_signals_install(void)
 {
+	stack_t ss;
+	memset(&ss, 0, sizeof ss);
+	ss.ss_sp = main_altstack;
+	ss.ss_size = sizeof main_altstack;
+	sigaltstack(&ss, NULL);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
@@ -30,6 +132,14 @@ void tui_signals_install(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_fatal;
+	sigemptyset(&sa.sa_mask);
+	/* once (the re-raise is the default action), at once (not deferred until the handler
+	 * returns), on the alternate stack */
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
+	for (size_t i = 0; i < NFATAL; i++)
+		sigaction(fatal_sig[i], &sa, &fatal_prev[i]);
 }
 
 int tui_signal_pending(void)
@@ -49,9 +159,46 @@ const char *tui_term_refusal(void)
 	return NULL;
 }
 
+/* Append terminfo capability cap to the emergency sequence, without "$<..>" padding. */
+static void seq_add(const char *cap)
+{
+	const char *s = tigetstr(cap);
+	if (!s || s == (char *)-1)
+		return;
+	for (; *s; s++) {
+		if (s[0] == '$' && s[1] == '<' && strchr(s, '>')) {
+			s = strchr(s, '>');
+			continue;
+		}
+		if (term_seq_len + 1 < sizeof term_seq)
+			term_seq[term_seq_len++] = *s;
+	}
+}
+
+/* Prepare what a fatal signal writes to give the terminal back, then arm it (a terminal
+ * only: the headless replay writes to /dev/null). */
+static void emergency_arm(FILE *out)
+{
+	term_live = 0;
+	term_seq_len = 0;
+	seq_add("sgr0");
+	seq_add("rmkx");
+	seq_add("rmcup");
+	seq_add("cnorm");
+	term_out_fd = fileno(out);
+	term_live = isatty(term_out_fd);
+}
+
 int tui_term_open(tui_term *t, FILE *out, FILE *in, const char *type, int want_color, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof *t);
+	/* the tty modes to put back should a fatal signal leave no time for endwin() */
+	term_live = 0;
+	term_tty_fd = -1;
+	if (isatty(fileno(in)) && !tcgetattr(fileno(in), &term_saved))
+		term_tty_fd = fileno(in);
+	else if (isatty(fileno(out)) && !tcgetattr(fileno(out), &term_saved))
+		term_tty_fd = fileno(out);
 	t->scr = newterm(type, out, in);
 	if (!t->scr) {
 		const char *name = type ? type : getenv("TERM");
@@ -80,6 +227,7 @@ int tui_term_open(tui_term *t, FILE *out, FILE *in, const char *type, int want_c
 		if (COLOR_PAIRS <= ROLE_COUNT)
 			t->colors = 0; /* not enough pairs for one per role: monochrome is clearer */
 	}
+	emergency_arm(out);
 	return 0;
 }
 
@@ -89,6 +237,7 @@ void tui_term_close(tui_term *t)
 		return;
 	curs_set(1);
 	endwin();
+	term_live = 0; /* given back: a later fatal signal has nothing to restore */
 	delscreen(t->scr);
 	t->scr = NULL;
 }

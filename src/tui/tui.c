@@ -70,14 +70,13 @@ static int loop(tui_app *a)
 	double drawn = 0; /* when the progress line was last drawn */
 	while (!a->quit && !tui_signal_pending()) {
 		/* poll the signal flag even when no key comes; while a job runs, every 10 ms, so
-		 * its result shows within 10 ms of the end, redrawing its progress line 10 times
-		 * a second */
+		 * its result shows within 10 ms of the end (and a cancelled job that does not stop
+		 * is let go of on time), redrawing its progress line 10 times a second */
 		int busy = tui_task_busy(a);
 		wtimeout(stdscr, busy ? 10 : 250);
 		int ch = wgetch(stdscr);
 		if (ch == ERR) {
-			if (busy && ((tui_job_finished(a->job) && a->mode == MODE_NORMAL) || tui_now_us() - drawn > 1e5)) {
-				tui_task_poll(a);
+			if (busy && (tui_task_poll(a) || tui_now_us() - drawn > 1e5)) {
 				tui_render(a);
 				drawn = tui_now_us();
 			}
@@ -91,8 +90,8 @@ static int loop(tui_app *a)
 		tui_render(a);
 		tui_frames_add(&a->frames, tui_now_us() - t0);
 	}
-	/* quit or a signal while a worker runs: stop it and wait, before the terminal and
-	 * the state it might still read go away */
+	/* quit or a signal while a worker runs: cancel it and wait TUI_JOB_STOP_MS at most; one
+	 * that does not stop is abandoned (it owns its copies) and dies with the process */
 	tui_task_stop(a);
 	return tui_signal_pending();
 }

@@ -88,6 +88,16 @@ st search "${JOB[@]}" --compare --tp 4 --pp 2
 expect_rc "search --compare: exit 0" 0
 out_has "search --compare: ranks the plan's strategy" "ranks #"
 out_has "search --compare: says what the best gains" "tokens/s over the plan"
+out_has "search --compare: splits the difference by component" "plan    candidate   difference"
+check "search --compare: the components' differences add up to the step's" python3 -c '
+import re, sys
+rows = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"  (compute|recompute|bubble|tp comm|cp comm|ep comm|pp comm|dp comm|optimizer|step) +\S+ s +\S+ s +(\S+) s$", line)
+    if m: rows[m.group(1)] = float(m.group(2))
+parts = sum(v for k, v in rows.items() if k != "step")
+sys.exit(not ("step" in rows and len(rows) > 3 and abs(parts - rows["step"]) <= 1e-3 * max(1e-9, abs(rows["step"])) + 1e-6))' "$OUT"
+out_has "search --compare: and the peak memory" "peak memory"
 st search "${JOB[@]}" --compare --tp 4 --pp 2 --json --top 1
 check "search --compare --json: plan_rank and gain_over_plan" python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))[0]["search"]; sys.exit(not (s["plan_rank"] > 1 and s["gain_over_plan"] > 0))' "$OUT"
 

@@ -4,8 +4,20 @@
 
 #include "io/plan.h"
 
+#include <stdint.h>
+
 /* Load plan text and resolve the derived degrees (dp from devices); 0, or -1 after
  * printing the loader's message. */
 int fixture_load(plan_t *plan, const paths_t *paths, const char *text);
+
+/* Point the data search path at the working directory (the runner starts tests at the
+ * repository root, so preset names resolve) and fill p. */
+void fixture_paths(paths_t *p);
+/* xorshift64*: the next number below n from the generator *state (a sample that is the same
+ * on every machine). */
+uint32_t fixture_rnd(uint64_t *state, uint32_t n);
+/* The preset names under presets/KIND ("models", "clusters"), sorted, into names[max]; the
+ * count. */
+int fixture_presets(const paths_t *paths, const char *kind, char (*names)[128], int max);
 
 #endif

@@ -167,10 +167,7 @@ static void h_costs(uint64_t *h, const model_t *m, const eval_costs *o)
 static uint64_t rng = 88172645463325252ULL;
 static uint32_t rnd(uint32_t n)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (uint32_t)((rng * 2685821657736338717ULL) >> 33) % n;
+	return fixture_rnd(&rng, n);
 }
 #define PICK(a) ((a)[rnd(sizeof(a) / sizeof((a)[0]))])
 
@@ -267,46 +264,23 @@ static void run_pair(const model_t *m, const cluster_t *c, const char mname[128]
 	out->hash = h;
 }
 
-typedef struct {
-	char name[64][128];
-	char path[64][1024];
-	int n;
-} list;
-
-static void add_item(const char *name, const char *path, void *arg)
-{
-	list *l = arg;
-	if (l->n >= 64)
-		return;
-	snprintf(l->name[l->n], sizeof l->name[0], "%s", name);
-	snprintf(l->path[l->n], sizeof l->path[0], "%s", path);
-	l->n++;
-}
-
-static int by_name(const void *a, const void *b) { return strcmp(a, b); }
-
 int main(void)
 {
-	static list models, clusters;
+	static char models[64][128], clusters[64][128];
 	static model_t mods[80];
 	static char mnames[80][128];
 	static row rows[MAX_ROWS];
-	char cwd[1024];
-	if (getcwd(cwd, sizeof cwd)) /* the runner starts tests at the repository root */
-		setenv("STRATA_DATA", cwd, 1);
-	paths_init(&paths, "strata");
-	paths_each(&paths, "presets/models", add_item, &models);
-	paths_each(&paths, "presets/clusters", add_item, &clusters);
-	qsort(models.name, (size_t)models.n, sizeof models.name[0], by_name);
-	qsort(clusters.name, (size_t)clusters.n, sizeof clusters.name[0], by_name);
+	fixture_paths(&paths);
+	int nmod = fixture_presets(&paths, "models", models, 64);
+	int nclu = fixture_presets(&paths, "clusters", clusters, 64);
 	char err[512];
 	int nm = 0;
-	for (int i = 0; i < models.n; i++) {
-		if (plan_load_model(&mods[nm], models.name[i], &paths, err, sizeof err)) {
+	for (int i = 0; i < nmod; i++) {
+		if (plan_load_model(&mods[nm], models[i], &paths, err, sizeof err)) {
 			printf("  %s\n", err);
 			continue;
 		}
-		snprintf(mnames[nm++], sizeof mnames[0], "%s", models.name[i]);
+		snprintf(mnames[nm++], sizeof mnames[0], "%.127s", models[i]);
 	}
 	static const char *hf[] = {"gemma3-27b", "gpt-oss-120b", "llama4-scout", "qwen2-57b-a14b"};
 	for (size_t i = 0; i < sizeof hf / sizeof hf[0]; i++) {
@@ -332,17 +306,17 @@ int main(void)
 		snprintf(mnames[nm++], sizeof mnames[0], "two-widths");
 	}
 	CHECK(nm >= 15, check_fmt("golden bits: %d models load", nm));
-	CHECK(clusters.n >= 7, check_fmt("golden bits: %d clusters found", clusters.n));
+	CHECK(nclu >= 7, check_fmt("golden bits: %d clusters found", nclu));
 
 	int nrows = 0, total_valid = 0;
 	for (int i = 0; i < nm; i++) {
-		for (int j = 0; j < clusters.n && nrows < MAX_ROWS; j++) {
+		for (int j = 0; j < nclu && nrows < MAX_ROWS; j++) {
 			static cluster_t c;
-			if (plan_load_cluster(&c, clusters.name[j], &paths, err, sizeof err)) {
+			if (plan_load_cluster(&c, clusters[j], &paths, err, sizeof err)) {
 				printf("  %s\n", err);
 				continue;
 			}
-			run_pair(&mods[i], &c, mnames[i], clusters.name[j], &rows[nrows]);
+			run_pair(&mods[i], &c, mnames[i], clusters[j], &rows[nrows]);
 			total_valid += rows[nrows].valid;
 			nrows++;
 		}

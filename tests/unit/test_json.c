@@ -236,7 +236,7 @@ test_strings(void)
 	check_str("a\"b\\c/d", "\"a\\\"b\\\\c/d\"", "str: quote and backslash");
 	check_str("\b\f\n\r\t", "\"\\b\\f\\n\\r\\t\"", "str: short escapes");
 	check_str("\x01\x1f\x1b[31m", "\"\\u0001\\u001f\\u001b[31m\"", "str: control chars as \\u00XX");
-	check_str("del\x7f", "\"del\x7f\"", "str: DEL passes through");
+	check_str("del\x7f", "\"del\\u007f\"", "str: DEL escaped (a terminal control character)");
 	check_str("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"",
 		  "str: valid UTF-8 passes through");
 	check_str("\xe2\x80\xa8|\xe2\x80\xa9", "\"\\u2028|\\u2029\"", "str: U+2028/2029 escaped");

@@ -13,6 +13,7 @@
 #include "io/paths.h"
 #include "io/plan.h"
 #include "solve/search.h"
+#include "solve/search_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -42,7 +43,7 @@ static search_job job_of(void)
 
 typedef struct {
 	strategy_t s;
-	double step;
+	double step, peak;
 } bf_item;
 
 static bf_item top[K];
@@ -52,26 +53,29 @@ static long long nfit, bf_faster;
 static int (*bf_keep)(const strategy_t *s); /* the hooks' tests: a filter for brute() */
 static int bf_by_peak;                      /* rank by peak memory instead of step time */
 
-static int before(const strategy_t *s, double step, const bf_item *b)
+/* The search's order: step (or the key), then peak memory, then the canonical order. */
+static int before(const strategy_t *s, double step, double peak, const bf_item *b)
 {
-	return step < b->step || (step == b->step && search_canon_cmp(s, &b->s) < 0);
+	return step < b->step || (step == b->step && (peak < b->peak ||
+				(peak == b->peak && search_canon_cmp(s, &b->s) < 0)));
 }
 
-static void bf_offer(const strategy_t *s, double step)
+static void bf_offer(const strategy_t *s, double step, double peak)
 {
 	nfit++;
 	bf_faster += step < bf_ref;
 	if (step < best)
 		best = step;
-	if (ntop == K && !before(s, step, &top[K - 1]))
+	if (ntop == K && !before(s, step, peak, &top[K - 1]))
 		return;
 	int i = ntop < K ? ntop++ : K - 1;
-	while (i > 0 && before(s, step, &top[i - 1])) {
+	while (i > 0 && before(s, step, peak, &top[i - 1])) {
 		top[i] = top[i - 1];
 		i--;
 	}
 	top[i].s = *s;
 	top[i].step = step;
+	top[i].peak = peak;
 }
 
 static int experts_of(const model_t *m)
@@ -136,7 +140,7 @@ static void brute(int canonical)
 														continue;
 													if ((!bf_keep || bf_keep(&s)) &&
 															eval_run(m, c, N, &s, plan.budget_gib, &ev) == 0 && ev.fits)
-														bf_offer(&s, bf_by_peak ? ev.peak_bytes : ev.step);
+														bf_offer(&s, bf_by_peak ? ev.peak_bytes : ev.step, ev.peak_bytes);
 												}
 											}
 										}
@@ -599,12 +603,34 @@ static void test_hook_abort_and_exhaustive(void)
 	search_free(&r);
 }
 
+/* Equal step times go to the plan with more memory headroom (lower peak), before the
+ * canonical strategy order decides. */
+static void test_tie_headroom(void)
+{
+	search_cand a, b;
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	a.s = b.s = strat_default();
+	a.s.tp = 1; /* canonically first */
+	b.s.tp = 2;
+	a.key = b.key = a.step = b.step = 7.5;
+	a.peak = 60e9;
+	b.peak = 40e9;
+	CHECK(search_cand_cmp(&b, &a) < 0 && search_cand_cmp(&a, &b) > 0,
+			"search order: a tie in step time goes to the lower peak memory");
+	b.peak = a.peak;
+	CHECK(search_cand_cmp(&a, &b) < 0, "search order: a full tie goes to the canonical order");
+	b.key = 7.4;
+	CHECK(search_cand_cmp(&b, &a) < 0, "search order: a faster plan first, whatever its memory");
+}
+
 int main(void)
 {
 	char cwd[1024];
 	if (getcwd(cwd, sizeof cwd)) /* the runner starts tests at the repository root */
 		setenv("STRATA_DATA", cwd, 1);
 	paths_init(&paths, "strata");
+	test_tie_headroom();
 	test_brute_force();
 	test_stable();
 	test_no_pins();

@@ -23,8 +23,9 @@ void dp_zero3(const cost_ctx *x, const dp_groups *g, double pd, double pe, int l
 	*zf = *zb = 0;
 	if (!(g->d_dense > 1 || g->d_exp > 1))
 		return;
-	double ag = comm_allgather(g->dp_l, dd, pd * 2) + comm_allgather(g->edp_l, de, pe * 2);
-	double rs = comm_allgather(g->dp_l, dd, pd * 4) + comm_allgather(g->edp_l, de, pe * 4);
+	/* a group with nothing to move starts no collective (a dense model's expert group) */
+	double ag = comm_allgather(g->dp_l, dd, pd * 2) + (pe > 0 ? comm_allgather(g->edp_l, de, pe * 2) : 0);
+	double rs = comm_allgather(g->dp_l, dd, pd * 4) + (pe > 0 ? comm_allgather(g->edp_l, de, pe * 4) : 0);
 	/* FSDP gathers and reduces one layer at a time: one collective start-up per layer,
 	 * which dominates on thousands of ranks (ring latency grows with n) */
 	double lat = (layers > 1 ? layers - 1 : 0) *
@@ -39,11 +40,14 @@ void dp_zero3(const cost_ctx *x, const dp_groups *g, double pd, double pe, int l
 double dp_sync(const cost_ctx *x, const dp_groups *g, double pd, double pe)
 {
 	int dd = (int)g->d_dense, de = (int)g->d_exp;
+	/* a group with nothing to move starts no collective (a dense model's expert group) */
 	if (x->s->zero == 0)
-		return comm_allreduce(g->dp_l, dd, pd * 4) + comm_allreduce(g->edp_l, de, pe * 4);
+		return comm_allreduce(g->dp_l, dd, pd * 4) + (pe > 0 ? comm_allreduce(g->edp_l, de, pe * 4) : 0);
 	/* reduce-scatter of fp32 grads, all-gather of updated 16-bit params */
-	return comm_allgather(g->dp_l, dd, pd * 4) + comm_allgather(g->dp_l, dd, pd * 2) +
-		comm_allgather(g->edp_l, de, pe * 4) + comm_allgather(g->edp_l, de, pe * 2);
+	double t = comm_allgather(g->dp_l, dd, pd * 4) + comm_allgather(g->dp_l, dd, pd * 2);
+	if (pe > 0)
+		t = t + comm_allgather(g->edp_l, de, pe * 4) + comm_allgather(g->edp_l, de, pe * 2);
+	return t;
 }
 
 double dp_sync_exposed(const cost_ctx *x, double t_dp, int st, double f, double b)

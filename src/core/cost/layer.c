@@ -56,6 +56,13 @@ void layer_shape_init(const cost_ctx *x, int k, layer_shape *sh)
 	/* the busiest expert rank sets the pace and the memory peak: its tokens are the
 	 * capacity factor times the mean (the useful FLOPs stay those of tm) */
 	sh->tml = sh->tm * x->moe_cf;
+	/* expert tensor parallelism splits each expert's matrices over etp ranks, and every one
+	 * of them computes its slice for all the tokens routed to the expert within the group:
+	 * the dispatched tokens are gathered over the expert-TP group (Megatron-Core's
+	 * MoEAlltoAllTokenDispatcher with expert_tensor_parallel_size, all-gather before and
+	 * reduce-scatter after the experts), so a rank's expert GEMMs see etp times its own */
+	sh->etm = sh->tm * s->etp;
+	sh->etml = sh->tml * s->etp;
 	sh->sf = (double)t->shared * t->expert_ffn / tp;
 }
 
@@ -89,23 +96,67 @@ static void layer_compute(const cost_ctx *x, int k, const layer_parts *p, layer_
 	o->flops_model = 3 * fwd;
 }
 
+/* The parts of a layer of kind k: shape, attention, MLP, stored bytes, element-wise work. */
+static void layer_parts_of(const cost_ctx *x, int k, layer_parts *p)
+{
+	layer_shape *sh = &p->sh;
+	layer_shape_init(x, k, sh);
+	p->ap = attn_project(x, sh);
+	p->core = compute_attn_core(x, sh, p->ap.core_fl);
+	p->mlp = mlp_price(x, sh);
+	p->act = mem_layer_acts(x, sh);
+	double elem = sh->tsp * sh->h * ACT_BYTES * (4 + 6 + (sh->hdrop ? 1 : 0)) +
+		sh->tok * (sh->qd + sh->kd) * ACT_BYTES * 2 + p->mlp.elem;
+	p->elem_f = compute_elem(x, elem);
+	p->launch = x->c->eff.layer_us * 1e-6;
+}
+
+/* Compose kind k's costs from its parts: time, parameters, communication, recomputation. */
+static void layer_finish(const cost_ctx *x, int k, const layer_parts *p, layer_cost *o)
+{
+	memset(o, 0, sizeof *o);
+	layer_compute(x, k, p, o);
+	lcomm_price(x, p, o);
+	o->flops_sel = recomp_megatron(x, p, o);
+	if (strat_framework(x->s) == FW_TORCHTITAN)
+		recomp_torchtitan(x, p, o);
+}
+
 void layer_price(const cost_ctx *x, int k, layer_cost *o)
 {
 	layer_parts p;
-	layer_shape *sh = &p.sh;
-	layer_shape_init(x, k, sh);
-	memset(o, 0, sizeof *o);
-	p.ap = attn_project(x, sh);
-	p.core = compute_attn_core(x, sh, p.ap.core_fl);
-	p.mlp = mlp_price(x, sh);
-	p.act = mem_layer_acts(x, sh);
-	double elem = sh->tsp * sh->h * ACT_BYTES * (4 + 6 + (sh->hdrop ? 1 : 0)) +
-		sh->tok * (sh->qd + sh->kd) * ACT_BYTES * 2 + p.mlp.elem;
-	p.elem_f = compute_elem(x, elem);
-	p.launch = x->c->eff.layer_us * 1e-6;
-	layer_compute(x, k, &p, o);
-	lcomm_price(x, &p, o);
-	o->flops_sel = recomp_megatron(x, &p, o);
-	if (strat_framework(x->s) == FW_TORCHTITAN)
-		recomp_torchtitan(x, &p, o);
+	layer_parts_of(x, k, &p);
+	layer_finish(x, k, &p, o);
+}
+
+/* An MTP module's layer is kind j's layer plus the MTP projection (mlp.c, the last GEMM of
+ * its MLP block): the index of such a j before k, or -1. */
+static int mtp_base(const model_t *m, int k)
+{
+	if (!m->kind[k].mtp)
+		return -1;
+	for (int j = 0; j < k; j++) {
+		layer_kind t = m->kind[k];
+		t.mtp = m->kind[j].mtp;
+		if (!m->kind[j].mtp && model_kind_equal(&m->kind[j], &t))
+			return j;
+	}
+	return -1;
+}
+
+void layer_price_all(const cost_ctx *x, layer_cost *kc)
+{
+	const model_t *m = x->m;
+	layer_parts p[MODEL_MAX_KINDS];
+	for (int k = 0; k < m->nkinds; k++) {
+		int j = mtp_base(m, k);
+		if (j < 0) {
+			layer_parts_of(x, k, &p[k]);
+		} else { /* the same parts, the projection added where mlp_price adds it */
+			p[k] = p[j];
+			p[k].sh.t = &m->kind[k];
+			p[k].mlp.t += mlp_mtp_proj(x, &p[k].sh);
+		}
+		layer_finish(x, k, &p[k], &kc[k]);
+	}
 }

@@ -29,6 +29,7 @@ typedef struct layer_shape {
 	double fl;              /* dense MLP width per TP rank */
 	double ef;              /* one expert's MLP width per expert-TP rank */
 	double tm, tml;         /* routed token copies per device; at the busiest expert rank */
+	double etm, etml;       /* the copies one expert-TP rank computes: its group's (x etp) */
 	double sf;              /* shared experts' MLP width per TP rank */
 } layer_shape;
 
@@ -86,11 +87,16 @@ typedef struct {
 void layer_shape_init(const cost_ctx *x, int k, layer_shape *sh);
 /* Price one layer of kind k: all of layer_cost. */
 void layer_price(const cost_ctx *x, int k, layer_cost *o);
+/* Price every layer kind of the model into kc[nkinds] (the same as layer_price of each; an
+ * MTP kind reuses the parts of the kind it extends). */
+void layer_price_all(const cost_ctx *x, layer_cost *kc);
 
 /* attention.c: the Q/K/V (or MLA down/up) and output projections of a layer. */
 attn_proj attn_project(const cost_ctx *x, const layer_shape *sh);
 /* mlp.c: the MLP block of a layer. */
 mlp_cost mlp_price(const cost_ctx *x, const layer_shape *sh);
+/* mlp.c: seconds of an MTP module's projection (2h to h), the last GEMM of its MLP block. */
+double mlp_mtp_proj(const cost_ctx *x, const layer_shape *sh);
 /* layer_comm.c: exposed TP, CP and EP communication of a layer into o (its compute set). */
 void lcomm_price(const cost_ctx *x, const layer_parts *p, layer_cost *o);
 

@@ -60,15 +60,16 @@ static void ep_comm(const cost_ctx *x, const layer_parts *p, layer_cost *o)
 {
 	const strategy_t *s = x->s;
 	const cluster_t *c = x->c;
-	const layer_kind *t = p->sh.t;
 	if (s->ep > 1) {
 		/* dispatch and combine all-to-all in forward, the same two in backward */
 		o->ep_f = 2 * comm_alltoall(x->ep_l, s->ep, p->mlp.ep_bytes);
 		o->ep_b = o->ep_f;
 	}
 	if (s->etp > 1) {
-		double one = comm_allreduce(comm_group(c, s->etp, 1), s->etp,
-				x->tok_moe * t->topk * x->moe_cf * p->sh.h * ACT_BYTES);
+		/* the all-gather of the group's tokens before the experts and the reduce-scatter
+		 * after them (the same two, reversed, in backward): together an all-reduce of the
+		 * gathered buffer */
+		double one = comm_allreduce(comm_group(c, s->etp, 1), s->etp, p->sh.etml * p->sh.h * ACT_BYTES);
 		o->ep_f += one;
 		o->ep_b += one;
 	}

@@ -14,7 +14,7 @@ static void mlp_acts(const cost_ctx *x, const layer_shape *sh, layer_acts *a)
 	if (sh->dense_mlp)
 		a->mlp += 2 * h * tsp + tok * sh->fl * (g + 1) * ACT_BYTES;
 	if (sh->moe) {
-		double ef = sh->ef, tml = sh->tml;
+		double ef = sh->ef, tml = sh->etml; /* gathered over expert TP */
 		a->moe_fn = tml * ef * ACT_BYTES;
 		a->mlp += 2 * h * tsp + x->tok_moe * t->experts * 4.0 /* fp32 router probs */ +
 			tml * (2 * h + ef * (g + 1)) * ACT_BYTES;

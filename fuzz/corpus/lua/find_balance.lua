@@ -1,0 +1,1 @@
+string.find(string.rep("(", 1000000), "%b()")

@@ -1,0 +1,1 @@
+print(tostring(strata.eval), strata, {}, print, string.format("%s %s", strata.plan, {}), pcall(string.format, "%p", {}))

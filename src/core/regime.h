@@ -1,0 +1,25 @@
+/* regime.h - the regimes of a plan that no published validation case measures: where the
+ * cost model is extrapolating, so a search winner that depends on them is a hypothesis. */
+#ifndef STRATA_CORE_REGIME_H
+#define STRATA_CORE_REGIME_H
+
+#include <stddef.h>
+
+#include "core/cluster.h"
+#include "core/model.h"
+#include "core/strategy.h"
+
+enum {
+	REGIME_SCHEDULE = 1,    /* gpipe, zb-v or dualpipe: no validation run uses them */
+	REGIME_SHORT_CP = 2,    /* context parallelism across nodes below 16K tokens */
+	REGIME_COUNT = 2
+};
+
+/* The REGIME_* bits of strategy s of model m on cluster c. */
+unsigned regime_unvalidated(const model_t *m, const cluster_t *c, const strategy_t *s);
+/* The short name of bit i (0 .. REGIME_COUNT-1): "schedule", "short-context cp". */
+const char *regime_name(int i);
+/* The names of the bits of r, comma-separated, into buf[n] ("" for none). */
+void regime_text(unsigned r, const strategy_t *s, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,262 @@
+/* Invariants of the cost model over a pseudo-random sample of the whole strategy space
+ * (every model preset on every cluster preset; every schedule, ZeRO level, recompute mode,
+ * cp kind, expert layout and precision): what must hold wherever the search looks, not only
+ * on published plans.
+ *   - every figure of a valid result is finite and non-negative;
+ *   - MFU is at most HFU, and HFU at most the device family's efficiency ceiling: the GEMM
+ *     efficiency of the run's precision (fp8's over the 16-bit peak MFU is counted against),
+ *     or the attention kernels' when higher;
+ *   - model FLOPs are a property of the job (model, global batch, sequence): no split of
+ *     the devices, schedule, ZeRO level, recompute mode or expert layout changes them.
+ *   - equivalent plans evaluate identically: interleaved with one chunk per device is 1F1B;
+ *     at cp 1 the cp kind does not matter; one data-parallel replica of a dense model (cp 1)
+ *     gives ZeRO 1 and 2 the model-state bytes and time of ZeRO 0 under Megatron-LM.
+ *   - monotonicity: more recomputation never less time nor more stored activations; a larger
+ *     micro-batch never fewer stored activations; a higher ZeRO level never more model-state
+ *     memory (weights, gradients, optimizer states).
+ * A violation prints the plan that shows it. */
+#include "check.h"
+#include "fixture.h"
+#include "core/evaluate.h"
+#include "io/paths.h"
+#include "io/plan.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SAMPLES 1500 /* per (model, cluster) pair; STRATA_INVARIANT_SAMPLES overrides */
+/* Attention FLOPs are counted as Megatron counts them (the whole score matrix) while causal
+ * flash kernels compute half of it, so a long-sequence plan's HFU may pass the GEMM
+ * ceiling by the attention share of the work: a bounded slack, not an open door. */
+#define SLACK 1.05
+
+static eval_result res, alt;
+
+/* 1 when two results agree on every figure the search and the user read. */
+static int same(const eval_result *a, const eval_result *b)
+{
+	if (a->valid != b->valid || a->stages != b->stages)
+		return 0;
+	if (a->step != b->step || a->peak_bytes != b->peak_bytes || a->bubble != b->bubble || a->dp != b->dp ||
+			a->mfu != b->mfu)
+		return 0;
+	for (int st = 0; st < a->stages; st++)
+		if (a->mem[st].total != b->mem[st].total || a->st[st].fwd != b->st[st].fwd || a->st[st].bwd != b->st[st].bwd)
+			return 0;
+	return 1;
+}
+
+static uint32_t rnd(uint32_t n);
+
+static double acts_max(const eval_result *r)
+{
+	double a = 0;
+	for (int st = 0; st < r->stages; st++)
+		a = fmax(a, r->mem[st].activations);
+	return a;
+}
+
+static double states_max(const eval_result *r)
+{
+	double a = 0;
+	for (int st = 0; st < r->stages; st++)
+		a = fmax(a, r->mem[st].weights + r->mem[st].grads + r->mem[st].optimizer);
+	return a;
+}
+
+/* A neighbour of s one step up in a monotone direction, and whether the step holds: 0 when
+ * none applies. *what names the rule. */
+static int monotone(const model_t *m, const cluster_t *c, int dev, const strategy_t *s, const char **what)
+{
+	strategy_t o = *s;
+	(void)m;
+	switch (rnd(3)) {
+	case 0: /* more recomputation */
+		if (s->recompute == RC_FULL || s->nranges)
+			return -1;
+		o.recompute = (uint8_t)(s->recompute + 1);
+		/* torchtitan's per-op selective checkpointing keeps every other matmul output,
+		 * including ones no backward needs (a row-parallel GEMM's full-width partial sum),
+		 * so against no checkpointing at all it may store more: skip that step */
+		if (strat_framework(s) == FW_TORCHTITAN && o.recompute == RC_SELECTIVE)
+			o.recompute = RC_FULL;
+		*what = "more recomputation: no less time, no more stored activations";
+		if (eval_run(m, c, dev, &o, 0, &alt))
+			return -1;
+		return alt.step >= res.step * (1 - 1e-12) && acts_max(&alt) <= acts_max(&res) * (1 + 1e-12);
+	case 1: /* a larger micro-batch */
+		o.micro_batch = s->micro_batch * 2;
+		*what = "a larger micro-batch: no fewer stored activations";
+		if (eval_run(m, c, dev, &o, 0, &alt))
+			return -1;
+		return acts_max(&alt) >= acts_max(&res) * (1 - 1e-12);
+	default: /* a higher ZeRO level */
+		if (s->zero == 3)
+			return -1;
+		o.zero = s->zero + 1;
+		*what = "a higher ZeRO level: no more model-state memory";
+		if (eval_run(m, c, dev, &o, 0, &alt))
+			return -1;
+		return states_max(&alt) <= states_max(&res) * (1 + 1e-12);
+	}
+}
+
+/* The equivalent plan of s to check against (0: none applies). */
+static int equivalent(const model_t *m, const strategy_t *s, strategy_t *o, const char **what)
+{
+	*o = *s;
+	if (s->schedule == SCHED_INTERLEAVED && s->vpp == 1) {
+		o->schedule = SCHED_1F1B;
+		*what = "interleaved with vpp 1 = 1f1b";
+		return 1;
+	}
+	if (s->cp == 1) {
+		o->cp_kind = s->cp_kind == CP_RING ? CP_ULYSSES : CP_RING;
+		*what = "cp 1: ring = ulysses";
+		if (s->dp == 1 && model_max_experts(m) == 0 && (s->zero == 1 || s->zero == 2) &&
+				strat_framework(s) == FW_MEGATRON && s->framework == FW_MEGATRON) {
+			o->cp_kind = s->cp_kind;
+			o->zero = 0;
+			*what = "one replica: zero 1/2 = zero 0";
+		}
+		return 1;
+	}
+	return 0;
+}
+static uint64_t rng = 0x9E3779B97F4A7C15ULL;
+static uint32_t rnd(uint32_t n)
+{
+	return fixture_rnd(&rng, n);
+}
+#define PICK(a) ((a)[rnd(sizeof(a) / sizeof((a)[0]))])
+
+static void show(const char *what, const char *mname, const char *cname, const strategy_t *s, int dev)
+{
+	printf("  %s: %s on %d x %s: dp %d tp %d pp %d vpp %d cp %d (%s) ep %d etp %d zero %d mbs %d gbs %d seq %d "
+			"%s %s %s\n", what, mname, dev, cname, s->dp, s->tp, s->pp, s->vpp, s->cp,
+			strat_cp_kind_name(s->cp_kind), s->ep, s->etp, s->zero, s->micro_batch, s->global_batch, s->seq,
+			strat_recompute_name(s->recompute), strat_schedule_name(s->schedule),
+			strat_precision_name(s->precision));
+}
+
+static strategy_t sample(const model_t *m)
+{
+	static const int tps[] = {1, 2, 4, 8}, pps[] = {1, 2, 4, 8}, cps[] = {1, 1, 2, 4}, eps[] = {1, 2, 4, 8},
+		etps[] = {1, 1, 2, 4}, dps[] = {1, 2, 4, 8, 16}, mbss[] = {1, 2}, vpps[] = {1, 2, 4};
+	strategy_t s = strat_default();
+	s.tp = PICK(tps);
+	s.pp = PICK(pps);
+	s.cp = PICK(cps);
+	s.dp = PICK(dps);
+	s.ep = model_max_experts(m) > 0 ? PICK(eps) : 1;
+	s.etp = model_max_experts(m) > 0 ? PICK(etps) : 1;
+	s.zero = (int)rnd(4);
+	s.micro_batch = PICK(mbss);
+	s.seq = 4096;
+	s.global_batch = 256;
+	s.recompute = (uint8_t)rnd(RC_COUNT);
+	s.schedule = (uint8_t)rnd(SCHED_COUNT);
+	s.vpp = s.schedule == SCHED_INTERLEAVED ? PICK(vpps) : 1;
+	s.cp_kind = (uint8_t)rnd(2);
+	s.sp = rnd(2);
+	s.precision = (uint8_t)rnd(3);
+	s.framework = (uint8_t)rnd(FW_COUNT);
+	return s;
+}
+
+int main(void)
+{
+	paths_t paths;
+	fixture_paths(&paths);
+	const char *env = getenv("STRATA_INVARIANT_SAMPLES");
+	long samples = env && atol(env) > 0 ? atol(env) : SAMPLES;
+	static char models[64][128], clusters[64][128];
+	static model_t m;
+	static cluster_t c;
+	int nmod = fixture_presets(&paths, "models", models, 64);
+	int nclu = fixture_presets(&paths, "clusters", clusters, 64);
+	char err[512];
+	double worst = 0;
+	long equiv = 0, bad_equiv = 0, mono = 0, bad_mono = 0;
+	long valid = 0, bad_finite = 0, bad_mfu = 0, bad_flops = 0, checked = 0;
+	for (int i = 0; i < nmod; i++) {
+		if (plan_load_model(&m, models[i], &paths, err, sizeof err))
+			continue;
+		for (int j = 0; j < nclu; j++) {
+			if (plan_load_cluster(&c, clusters[j], &paths, err, sizeof err))
+				continue;
+			double flops_ref = 0;
+			for (long n = 0; n < samples; n++) {
+				strategy_t s = sample(&m);
+				int dev = s.dp * s.tp * s.pp * s.cp;
+				checked++;
+				if (eval_run(&m, &c, dev, &s, 0, &res))
+					continue;
+				valid++;
+				double f[] = {res.step, res.compute, res.recompute, res.bubble, res.optimizer, res.tp, res.cp,
+					res.ep, res.pp, res.dp, res.comm_exposed, res.tokens_per_s, res.mfu, res.hfu,
+					res.model_flops, res.hw_flops, res.peak_bytes};
+				int ok = 1;
+				for (size_t q = 0; q < sizeof f / sizeof f[0]; q++)
+					ok = ok && isfinite(f[q]) && f[q] >= 0;
+				for (int st = 0; st < res.stages; st++)
+					ok = ok && isfinite(res.mem[st].total) && res.mem[st].total >= 0 &&
+						isfinite(res.st[st].fwd) && res.st[st].fwd >= 0 && res.st[st].bwd >= 0;
+				if (!ok && bad_finite++ < 3)
+					show("not finite or negative", models[i], clusters[j], &s, dev);
+				double p16 = c.peak_tflops[PREC_BF16] > 0 ? c.peak_tflops[PREC_BF16] : c.peak_tflops[PREC_FP16];
+				double ceil = s.precision == PREC_FP8 ? c.eff.fp8_gemm * c.peak_tflops[PREC_FP8] / p16 : c.eff.gemm;
+				ceil = fmax(ceil, fmax(c.eff.flash, c.eff.flash_sdpa));
+				if (res.hfu / ceil > worst)
+					worst = res.hfu / ceil;
+				if (!(res.mfu <= res.hfu * (1 + 1e-12) && res.hfu <= ceil * SLACK) && bad_mfu++ < 3) {
+					show("MFU above HFU or HFU above the ceiling", models[i], clusters[j], &s, dev);
+					printf("    mfu %.3f hfu %.3f ceiling %.3f\n", res.mfu, res.hfu, ceil);
+				}
+				strategy_t o;
+				const char *what = "";
+				if (equivalent(&m, &s, &o, &what)) {
+					equiv++;
+					if ((eval_run(&m, &c, dev, &o, 0, &alt) || !same(&res, &alt)) && bad_equiv++ < 3) {
+						show(what, models[i], clusters[j], &s, dev);
+						printf("    step %.9g against %.9g, peak %.6g against %.6g\n", res.step, alt.step,
+								res.peak_bytes, alt.peak_bytes);
+					}
+				}
+				const char *rule = "";
+				int held = monotone(&m, &c, dev, &s, &rule);
+				if (held >= 0) {
+					mono++;
+					if (!held && bad_mono++ < 3) {
+						show(rule, models[i], clusters[j], &s, dev);
+						printf("    step %.9g -> %.9g, activations %.6g -> %.6g, states %.6g -> %.6g\n", res.step,
+								alt.step, acts_max(&res), acts_max(&alt), states_max(&res), states_max(&alt));
+					}
+				}
+				if (flops_ref == 0)
+					flops_ref = res.model_flops;
+				else if (fabs(res.model_flops - flops_ref) > 1e-9 * flops_ref && bad_flops++ < 3) {
+					show("model FLOPs depend on the strategy", models[i], clusters[j], &s, dev);
+					printf("    %.6e against %.6e\n", res.model_flops, flops_ref);
+				}
+			}
+		}
+	}
+	if (env)
+		printf("  %ld strategies checked (%ld valid, %ld equivalent pairs)\n", checked, valid, equiv);
+	CHECK(valid > checked / 20, check_fmt("invariants: %ld of %ld sampled strategies valid", valid, checked));
+	CHECK(bad_finite == 0, check_fmt("invariants: every figure finite and non-negative (%ld violations)", bad_finite));
+	CHECK(bad_mfu == 0, check_fmt("invariants: MFU <= HFU <= the family's efficiency ceiling x %.2f (%ld "
+			"violations; the highest HFU is %.3f of the ceiling)", SLACK, bad_mfu, worst));
+	CHECK(bad_equiv == 0, check_fmt("invariants: %ld pairs of equivalent plans evaluate identically (%ld "
+			"differ)", equiv, bad_equiv));
+	CHECK(bad_mono == 0, check_fmt("invariants: %ld monotone steps hold (recompute, micro-batch, ZeRO; %ld "
+			"violations)", mono, bad_mono));
+	CHECK(bad_flops == 0, check_fmt("invariants: model FLOPs the same for every strategy of a job, expert "
+			"tensor parallelism included (%ld violations)", bad_flops));
+	return check_done();
+}
