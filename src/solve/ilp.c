@@ -9,6 +9,9 @@
 #include <string.h>
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
+#define ILP_GLPK_OPT_BYTES 2048    /* GLPK's memory per option (column, its nonzeros, LP factors) */
+#define ILP_GLPK_EXACT_MAX 20000   /* an exact DP's plan goes to GLPK up to this many options */
+#define ILP_GLPK_BB_MAX 5000       /* and a DP's plan not proven, to branch-and-bound */
 
 const char *ilp_status_name(int status)
 {
@@ -22,6 +25,21 @@ void ilp_free(ilp_result *r)
 	r->layer_rc = NULL;
 }
 
+int ilp_mem_take(ilp_inst *in, size_t bytes)
+{
+	if (bytes > in->mem_cap - in->mem_used) {
+		in->mem_hit = 1;
+		return -1;
+	}
+	in->mem_used += bytes;
+	return 0;
+}
+
+void ilp_mem_give(ilp_inst *in, size_t bytes)
+{
+	in->mem_used -= bytes < in->mem_used ? bytes : in->mem_used;
+}
+
 static void inst_free(ilp_inst *in)
 {
 	free(in->rcpin);
@@ -31,6 +49,8 @@ static void inst_free(ilp_inst *in)
 	free(in->warm);
 	free(in->dp_cut);
 	free(in->dp_rng);
+	free(in->fp_opt);
+	ilp_stage_free(in);
 	ilp_knap_free(&in->knap);
 }
 
@@ -53,6 +73,7 @@ static int inst_init(ilp_inst *in, const model_t *m, const eval_costs *ec, const
 	in->mtp_kind = in->mtp > 0 ? model_layer_kind(m, m->layers) : 0;
 	in->tau_max = in->ub = INFINITY;
 	in->lb = 0;
+	in->mem_cap = (size_t)(prm->mem_cap_mib > 0 ? prm->mem_cap_mib : ILP_MEM_CAP_MIB) << 20;
 	if (in->L < in->P) {
 		snprintf(why, whylen, "%d layers cannot give every one of the %d pipeline chunks a layer", in->L, in->P);
 		return -1;
@@ -62,7 +83,7 @@ static int inst_init(ilp_inst *in, const model_t *m, const eval_costs *ec, const
 	in->stpin = malloc((size_t)L * sizeof *in->stpin);
 	in->pre = calloc((size_t)ILP_NPK * (L + 1), sizeof *in->pre);
 	if (!in->rcpin || !in->stpin || !in->pre ||
-			ilp_knap_init(&in->knap, ec, in->nk, L + in->mtp)) {
+			ilp_knap_init(&in->knap, ec, in->nk, L + in->mtp, in)) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
@@ -195,8 +216,13 @@ static void price_base(ilp_inst *in, const strategy_t *base, ilp_result *r, doub
 	r->even_makespan = ilp_makespan(&in->form, even);
 	r->even_step = r->even_makespan;
 	int pinned = in->has_stage_pins;
-	for (int st = 0; st < in->p; st++)
+	for (int st = 0; st < in->p; st++) {
 		pinned |= in->cnt_pin[st] >= 0;
+		in->base_n[st] = 0;
+		for (int c = st; c < in->P; c += in->p)
+			in->base_n[st] += chunk[c];
+	}
+	memcpy(in->base_chunk, chunk, (size_t)in->P * sizeof *chunk);
 	*ub0 = kfits && !pinned ? ilp_makespan(&in->form, kn) : INFINITY;
 }
 
@@ -214,7 +240,7 @@ static int extract(ilp_inst *in, const int *chosen, ilp_result *r)
 			mix[st] = o->mix;
 			r->chunk_layers[st] = (int16_t)(o->b - o->a);
 			int sh[STRAT_MAX_CHUNKS + 1];
-			ilp_tail_split(in, st, o->tail, sh);
+			ilp_tail_split(in, st, o->tail, 1, sh);
 			for (int c = 1; c < in->v; c++)
 				r->chunk_layers[c * p + st] = (int16_t)sh[c];
 		}
@@ -322,6 +348,7 @@ int ilp_solve_costs(const model_t *m, const eval_costs *ec, const strategy_t *ba
 	}
 	double ub0;
 	price_base(&in, base, r, &ub0);
+	in.ub0 = ub0;
 	if (ub0 < INFINITY) /* every schedule's makespan is at least m x the slowest stage */
 		in.tau_max = ub0 / in.form.m * (1 + 1e-9);
 	if (ilp_build_options(&in, r->why, sizeof r->why)) {
@@ -336,22 +363,70 @@ int ilp_solve_costs(const model_t *m, const eval_costs *ec, const strategy_t *ba
 		r->status = ILP_ERROR;
 		goto out;
 	}
-	if (ilp_should_stop(&in) && !in.warm) {
-		r->status = prm->cancel && atomic_load(prm->cancel) ? ILP_CANCELLED : ILP_TIMEOUT;
+	int stopped = ilp_should_stop(&in), cancelled = stopped && prm->cancel && atomic_load(prm->cancel);
+	if (in.none) { /* a DP over every plan found none */
+		say_infeasible(&in, r);
+		goto out;
+	}
+	if (!in.warm && (stopped || in.opts_cut || in.opts_many)) {
+		if (stopped)
+			r->status = cancelled ? ILP_CANCELLED : ILP_TIMEOUT;
+		else
+			r->status = ILP_ERROR;
+		if (!stopped && in.mem_hit)
+			snprintf(r->why, sizeof r->why, "the ILP reached its memory cap (%zu MiB) before it had a plan",
+					in.mem_cap >> 20);
+		else if (!stopped)
+			snprintf(r->why, sizeof r->why, "out of memory");
 		goto out;
 	}
 	/* no options, or a DP that searched everything found no plan */
-	if (in.nopt == 0 || (!in.chunk_model && !prm->no_dp && !in.warm) || (in.dp_exact && !in.dp_cut)) {
+	if (!in.opts_cut && !in.opts_many && (in.nopt == 0 || (!in.chunk_model && !prm->no_dp && !in.warm) ||
+			(in.dp_exact && !in.dp_cut))) {
 		say_infeasible(&in, r);
 		goto out;
 	}
 	if (prm->progress && in.warm)
 		prm->progress(prm->user, ilp_ms_since(&in.t0), in.ub, NAN);
-	double obj, bound, gap;
-	r->status = ilp_glpk_solve(&in, chosen, &obj, &bound, &gap, r->why, sizeof r->why);
-	r->rows = in.nrows;
-	int have = r->status == ILP_OPTIMAL || r->status == ILP_FEASIBLE ||
-		((r->status == ILP_TIMEOUT || r->status == ILP_CANCELLED) && !isnan(obj));
+	double obj = NAN, bound = NAN, gap = NAN;
+	int have = 0;
+	/* the DP's plan without GLPK: when the options were cut short or time is up (GLPK would
+	 * only confirm it, and cannot be stopped while it loads a model), when the DP proved it
+	 * optimal and GLPK's confirmation would cost more than it is worth, or when GLPK's model
+	 * would not fit the memory cap */
+	int exact = in.warm && in.lb > 0;
+	size_t glpk_bytes = (size_t)in.nopt * ILP_GLPK_OPT_BYTES;
+	int direct = in.warm && (in.opts_cut || in.opts_many || stopped || (exact && in.nopt > ILP_GLPK_EXACT_MAX));
+	if (in.warm && !direct && ilp_mem_take(&in, glpk_bytes))
+		direct = 1;
+	if (direct) {
+		memcpy(chosen, in.warm, (size_t)units * sizeof *chosen);
+		have = 1;
+		obj = in.ub;
+		if (exact) {
+			r->status = ILP_OPTIMAL;
+			bound = in.lb;
+			gap = 0;
+		} else {
+			r->status = stopped && !cancelled ? ILP_TIMEOUT : ILP_FEASIBLE;
+		}
+	} else {
+		/* a DP's plan not proven on a large model: GLPK's nodes there take long and cannot
+		 * be stopped (branch-and-bound calls back between them only), and rarely better the
+		 * plan: the relaxation gives its bound */
+		int lp_only = in.warm && !exact && in.nopt > ILP_GLPK_BB_MAX;
+		r->status = ilp_glpk_solve(&in, lp_only, chosen, &obj, &bound, &gap, r->why, sizeof r->why);
+		if (in.warm)
+			ilp_mem_give(&in, glpk_bytes);
+		r->rows = in.nrows;
+		if (lp_only && r->status == ILP_FEASIBLE) {
+			memcpy(chosen, in.warm, (size_t)units * sizeof *chosen);
+			obj = in.ub;
+			gap = bound > 0 && bound <= obj ? (obj - bound) / obj : NAN;
+		}
+		have = r->status == ILP_OPTIMAL || r->status == ILP_FEASIBLE ||
+			((r->status == ILP_TIMEOUT || r->status == ILP_CANCELLED) && !isnan(obj));
+	}
 	if (!have && in.warm && (r->status == ILP_TIMEOUT || r->status == ILP_CANCELLED)) {
 		memcpy(chosen, in.warm, (size_t)units * sizeof *chosen); /* the DP's plan */
 		have = 1;
@@ -373,6 +448,9 @@ int ilp_solve_costs(const model_t *m, const eval_costs *ec, const strategy_t *ba
 		r->bound = bound;
 		r->gap = gap;
 		r->why[0] = r->status == ILP_ERROR ? r->why[0] : 0;
+		if (in.mem_hit && r->status != ILP_OPTIMAL && r->status != ILP_ERROR)
+			snprintf(r->why, sizeof r->why,
+					"not proven optimal: the search reached the ILP's memory cap (%zu MiB)", in.mem_cap >> 20);
 	}
 out:
 	r->step = r->makespan;

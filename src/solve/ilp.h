@@ -49,10 +49,15 @@ typedef struct {
 	void *user;
 	int no_dp;                  /* tests: no DP bounds, prune or warm start (plain ILP) */
 	int chunk_model;            /* tests: always the chunk-level model */
-	int dp_starts;              /* tests: the chunk DP enumerates round starts even when the
-	                             * rounds form applies (docs/ilp.md) */
+	int dp_starts;              /* tests: 1, the chunk DP enumerates round starts even when the
+	                             * rounds form applies; 2, it places a head longer than pp
+	                             * round by round whenever it can (docs/ilp.md) */
 	long dp_work;               /* tests: the chunk DP's work limit (0: its default) */
+	int mem_cap_mib;            /* memory cap of the solve in MiB (0: ILP_MEM_CAP_MIB); see
+	                             * docs/ilp.md */
 } ilp_params;
+
+#define ILP_MEM_CAP_MIB 1024        /* default memory cap of one solve */
 
 /* One stage of the refined plan (per micro-batch, per device). */
 typedef struct {

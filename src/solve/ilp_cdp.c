@@ -42,16 +42,10 @@
 
 #define CDP_MAX_STATES (1L << 21)   /* states of one DP over all its layers */
 #define CDP_MAX_BOUND (1L << 20)    /* states of one DP for which the bound passes run */
-#define CDP_DENSE (1L << 20)        /* entries of the dense price table at most */
 #define CDP_WORK 20000000L          /* stage look-ups before the search gives up being exhaustive */
 #define CDP_MAXD (STRAT_MAX_CHUNKS + 1)
 
 enum { CDP_LABEL, CDP_MIN, CDP_FWD, CDP_BWD };
-
-typedef struct {
-	double T, g;
-	int ok; /* fits the budget (and was not already slower than the threshold) */
-} cdp_cost;
 
 typedef struct {
 	double tm, G; /* slowest stage so far, sum of g so far */
@@ -61,24 +55,17 @@ typedef struct {
 typedef struct {
 	ilp_inst *in;
 	int p, v, P, L;
-	int U;                        /* pseudo-kinds present */
-	int upk[ILP_NPK];             /* their pseudo-kind indices */
-	uint8_t *lu;                  /* per layer: index into upk */
+	ilp_pcache pc;                /* stage prices by counts of pseudo-kinds (pc.lu: per layer) */
 	double *gpre, *tpre;          /* prefix sums over layers of g and T without free recompute */
 	double gsuf[EVAL_MAX_STAGES + 1], tsuf[EVAL_MAX_STAGES + 1]; /* stage constants of stages >= s */
-	/* stage price cache (cache_init) */
-	cdp_cost *val;
-	int nval, capval;
-	int *dense;                   /* index into val per (stage, counts), or NULL */
-	long mult[ILP_NPK];
-	int radix[ILP_NPK];
-	int hcap, hn;                 /* else open addressing on (stage, counts): */
-	int16_t *hkey;                /* (U + 1) per slot; key[0] = stage + 1, 0 when empty */
-	int *hat;
 	/* the form: dimensions of a state */
-	int rounds;                   /* 1: the (x, C) form, 0: round starts */
+	int kh;                       /* rounds placed one by one (the rest: a tail count), 1 .. v */
+	int rounds;                   /* kh = 1 < v: the (x, C) form of the round model */
 	int tailu;                    /* rounds: the tail's pseudo-kind */
 	int headend;                  /* rounds: layers from here on are all of the tail's kind */
+	int hform;                    /* head and tail: rounds 0 .. kh-1 placed one by one, the rest a
+	                               * tail count, for kh = 1, 2, ... (not: round starts, kh = v) */
+	int split;                    /* hform with more than one kh (the head reaches past p) */
 	int capsuf[EVAL_MAX_STAGES + 1]; /* rounds: most tail layers stages s.. hold under tau_hi */
 	int D;                        /* dimensions: 2 (rounds) or v (starts) */
 	int A[CDP_MAXD];              /* starts: round starts, A[0] = 0, A[v] = L */
@@ -87,7 +74,6 @@ typedef struct {
 	long stride[CDP_MAXD], N;
 	/* the search */
 	double best, tau_hi;          /* best plan's makespan; a better one's stages are all under tau_hi */
-	double tau_cap;               /* tau_hi at the start: prices over it are not worth a knapsack */
 	long work, maxwork;
 	int capped, oom, mode;
 	int tau_cut;                  /* a stage that fits was cut only for being over tau_hi */
@@ -105,159 +91,20 @@ typedef struct {
 	int cnt[ILP_NPK];
 } cdp_t;
 
-static uint32_t key_hash(int st, const int *cnt, int U)
+/* The price of stage st holding cnt[u] layers of each present pseudo-kind, priced once. */
+static ilp_pcost stage_cost(cdp_t *d, int st, const int *cnt)
 {
-	uint32_t h = 2166136261u ^ (uint32_t)st;
-	for (int u = 0; u < U; u++)
-		h = (h ^ (uint32_t)cnt[u]) * 16777619u;
-	return h ^ (h >> 15);
-}
-
-static int cache_grow(cdp_t *d)
-{
-	int cap = d->hcap ? 2 * d->hcap : 1024, K = d->U + 1;
-	int16_t *key = calloc((size_t)cap * K, sizeof *key);
-	int *at = malloc((size_t)cap * sizeof *at);
-	if (!key || !at) {
-		free(key);
-		free(at);
-		return -1;
-	}
-	for (int i = 0; i < d->hcap; i++) {
-		const int16_t *k = &d->hkey[(size_t)i * K];
-		if (!k[0])
-			continue;
-		int cnt[ILP_NPK];
-		for (int u = 0; u < d->U; u++)
-			cnt[u] = k[u + 1];
-		uint32_t j = key_hash(k[0] - 1, cnt, d->U) & (uint32_t)(cap - 1);
-		while (key[(size_t)j * K])
-			j = (j + 1) & (uint32_t)(cap - 1);
-		memcpy(&key[(size_t)j * K], k, (size_t)K * sizeof *k);
-		at[j] = d->hat[i];
-	}
-	free(d->hkey);
-	free(d->hat);
-	d->hkey = key;
-	d->hat = at;
-	d->hcap = cap;
-	return 0;
-}
-
-/* The price cache: a dense table over (stage, counts) when that is small (the usual
- * case: a few pseudo-kinds, and a stage holds at most L - (P - v) layers), else a hash
- * table. Both hold indices into val. */
-static int cache_init(cdp_t *d)
-{
-	int most = d->L - (d->P - d->v); /* the other chunks hold a layer each */
-	long n = d->p;
-	for (int u = 0; u < d->U; u++) {
-		int tot = 0;
-		for (int l = 0; l < d->L; l++)
-			tot += d->lu[l] == u;
-		int r = (tot < most ? tot : most) + 1;
-		d->radix[u] = r;
-		d->mult[u] = n;
-		n *= r;
-		if (n > CDP_DENSE)
-			return cache_grow(d);
-	}
-	d->dense = malloc((size_t)n * sizeof *d->dense);
-	if (!d->dense)
-		return -1;
-	memset(d->dense, 0xff, (size_t)n * sizeof *d->dense); /* -1: not priced yet */
-	return 0;
-}
-
-/* Price stage st holding cnt[u] layers of each present pseudo-kind (the MTP added on the
- * last stage), priced once. */
-static cdp_cost stage_cost(cdp_t *d, int st, const int *cnt)
-{
-	static const cdp_cost none = {0, 0, 0};
-	const int K = d->U + 1;
-	int *slot = NULL;
 	d->work++;
-	if (d->dense) {
-		long idx = st;
-		for (int u = 0; u < d->U; u++)
-			idx += cnt[u] * d->mult[u];
-		slot = &d->dense[idx];
-		if (*slot >= 0)
-			return d->val[*slot];
-	} else {
-		if (2 * (d->hn + 1) > d->hcap && cache_grow(d)) {
-			d->oom = 1;
-			return none;
-		}
-		uint32_t j = key_hash(st, cnt, d->U) & (uint32_t)(d->hcap - 1);
-		for (;; j = (j + 1) & (uint32_t)(d->hcap - 1)) {
-			int16_t *k = &d->hkey[(size_t)j * K];
-			if (!k[0])
-				break;
-			if (k[0] != st + 1)
-				continue;
-			int u = 0;
-			while (u < d->U && k[u + 1] == cnt[u])
-				u++;
-			if (u == d->U)
-				return d->val[d->hat[j]];
-		}
-		int16_t *k = &d->hkey[(size_t)j * K];
-		k[0] = (int16_t)(st + 1);
-		for (int u = 0; u < d->U; u++)
-			k[u + 1] = (int16_t)cnt[u];
-		slot = &d->hat[j];
-		d->hn++;
-	}
-	if (d->nval == d->capval) {
-		int cap = d->capval ? 2 * d->capval : 1024;
-		cdp_cost *v = realloc(d->val, (size_t)cap * sizeof *v);
-		if (!v) {
-			d->oom = 1;
-			*slot = -1;
-			if (!d->dense)
-				d->hn--, d->hkey[(slot - d->hat) * K] = 0;
-			return none;
-		}
-		d->val = v;
-		d->capval = cap;
-	}
-	ilp_inst *in = d->in;
-	int fixed[MODEL_MAX_KINDS][RC_COUNT], nfree[MODEL_MAX_KINDS];
-	memset(fixed, 0, sizeof fixed);
-	memset(nfree, 0, sizeof nfree);
-	for (int u = 0; u < d->U; u++) {
-		int pk = d->upk[u], kd = pk / 4, sl = pk % 4;
-		if (sl == ILP_FREE)
-			nfree[kd] += cnt[u];
-		else
-			fixed[kd][sl] += cnt[u];
-	}
-	if (st == d->p - 1 && in->mtp > 0)
-		nfree[in->mtp_kind] += in->mtp;
-	cdp_cost c;
-	ilp_mix mix;
-	ilp_price q;
-	/* the time without free recompute first: when that is already over the cap no
-	 * threshold admits the stage, and the knapsack is not needed */
-	memset(&mix, 0, sizeof mix);
-	for (int kd = 0; kd < in->nk; kd++) {
-		for (int mode = 0; mode < RC_COUNT; mode++)
-			mix.n[kd][mode] = fixed[kd][mode];
-		mix.n[kd][RC_NONE] += nfree[kd];
-	}
-	ilp_price_stage(in->ec, in->nk, st, &mix, &q);
-	c.T = q.f + q.b;
-	c.g = ilp_form_g(&in->form, &q);
-	c.ok = 0;
-	if (c.T <= d->tau_cap && !ilp_knap_best(&in->knap, st, (const int(*)[RC_COUNT])fixed, nfree, &mix, &q)) {
-		c.T = q.f + q.b;
-		c.g = ilp_form_g(&in->form, &q);
-		c.ok = 1;
-	}
-	*slot = d->nval;
-	d->val[d->nval++] = c;
-	return c;
+	ilp_pcost c = ilp_pcache_get(&d->pc, st, cnt);
+	if (d->pc.failed)
+		d->oom = 1;
+	return c; /* (a knapsack stopped answers "does not fit"; the next tick ends the DP) */
+}
+
+/* Take bytes of the memory cap for the DP's tables: 0, or -1. */
+static int take(cdp_t *d, size_t bytes)
+{
+	return ilp_mem_take(d->in, bytes);
 }
 
 /* Keep the labels of a state Pareto-minimal in (tm, G). */
@@ -286,7 +133,8 @@ static void insert(cdp_t *d, long at, double tm, double G, int state, int parent
 	}
 	if (d->nlab == d->caplab) {
 		int cap = d->caplab ? 2 * d->caplab : 4096;
-		cdp_label *n = realloc(d->lab, (size_t)cap * sizeof *n);
+		cdp_label *n = take(d, (size_t)(cap - d->caplab) * sizeof *n) ? NULL :
+			realloc(d->lab, (size_t)cap * sizeof *n);
 		if (!n) {
 			d->oom = 1;
 			return;
@@ -314,18 +162,24 @@ static int pos_of(const cdp_t *d, int i, int s, int o)
  * stages s.. constants included). */
 static void left_cost(const cdp_t *d, int s, const int *x, double *gs, double *ts)
 {
+	const int F = d->kh - 1;
 	*gs = d->gsuf[s];
 	*ts = d->tsuf[s];
-	if (d->rounds) {
-		double gt = d->gpre[d->L] - d->gpre[d->L - 1], tt = d->tpre[d->L] - d->tpre[d->L - 1];
-		*gs += d->gpre[d->L] - d->gpre[x[0]] - x[1] * gt;
-		*ts += d->tpre[d->L] - d->tpre[x[0]] - x[1] * tt;
+	if (d->kh == d->v) { /* round starts: every round has a fixed end */
+		for (int i = 0; i < d->D; i++) {
+			*gs += d->gpre[d->A[i + 1]] - d->gpre[x[i]];
+			*ts += d->tpre[d->A[i + 1]] - d->tpre[x[i]];
+		}
 		return;
 	}
-	for (int i = 0; i < d->D; i++) {
+	for (int i = 0; i < F; i++) { /* rounds before the free one: fixed ends */
 		*gs += d->gpre[d->A[i + 1]] - d->gpre[x[i]];
 		*ts += d->tpre[d->A[i + 1]] - d->tpre[x[i]];
 	}
+	/* the free round and the tail: everything after it, less the tail used */
+	double gt = d->gpre[d->L] - d->gpre[d->L - 1], tt = d->tpre[d->L] - d->tpre[d->L - 1];
+	*gs += d->gpre[d->L] - d->gpre[x[F]] - x[F + 1] * gt;
+	*ts += d->tpre[d->L] - d->tpre[x[F]] - x[F + 1] * tt;
 }
 
 /* Remember a stage that lies on a plan as good as the best. */
@@ -336,7 +190,8 @@ static void mark(cdp_t *d)
 		int cap = d->caprng ? 2 * d->caprng : 1024;
 		while (cap < d->nrng + need)
 			cap *= 2;
-		int *n = realloc(d->rng, (size_t)cap * 4 * sizeof *n);
+		int *n = take(d, (size_t)(cap - d->caprng) * 4 * sizeof *n) ? NULL :
+			realloc(d->rng, (size_t)cap * 4 * sizeof *n);
 		if (!n) {
 			d->oom = 1;
 			return;
@@ -366,7 +221,13 @@ static void mark(cdp_t *d)
  * (recomputation and memory included). 1 when the layers left after x[] do not fit. */
 static int overfull(const cdp_t *d, int s, const int *x)
 {
-	return d->rounds && x[0] >= d->headend && d->L - x[0] - x[1] > d->capsuf[s];
+	const int F = d->kh - 1;
+	if (d->kh == d->v || x[F] < d->headend)
+		return 0;
+	for (int i = 0; i < F; i++)
+		if (x[i] != d->A[i + 1])
+			return 0; /* rounds before the free one not done: head layers left */
+	return d->L - x[F] - x[F + 1] > d->capsuf[s];
 }
 
 /* Rounds: capsuf for the current tau_hi. */
@@ -380,7 +241,7 @@ static void capacity(cdp_t *d)
 		int n = 0;
 		while (n < most) {
 			cnt[d->tailu] = n + 1;
-			cdp_cost c = stage_cost(d, s, cnt);
+			ilp_pcost c = stage_cost(d, s, cnt);
 			if (!c.ok || c.T > d->tau_hi)
 				break;
 			n++;
@@ -391,7 +252,7 @@ static void capacity(cdp_t *d)
 
 /* A complete stage (lengths d->len[] from the source state, price c): extend the
  * source's labels into the target, or update the bound passes. */
-static void leaf(cdp_t *d, const cdp_cost *c)
+static void leaf(cdp_t *d, const ilp_pcost *c)
 {
 	const ilp_form *f = &d->in->form;
 	const int s = d->s, left = d->p - s - 1;
@@ -440,22 +301,22 @@ static void leaf(cdp_t *d, const cdp_cost *c)
 /* Add (sign 1) or take away (-1) n layers of dimension i from its position x. */
 static void count(cdp_t *d, int i, int x, int n, int sign)
 {
-	if (d->rounds && i == 1) {
+	if (d->kh < d->v && i == d->kh) {
 		d->cnt[d->tailu] += sign * n;
 		return;
 	}
 	for (int l = x; l < x + n; l++)
-		d->cnt[d->lu[l]] += sign;
+		d->cnt[d->pc.lu[l]] += sign;
 }
 
 /* The least layers dimension j can take at this stage (starts: the last stage must end
  * each round where the next one starts). */
 static int least(const cdp_t *d, int j)
 {
-	if (!d->rounds && d->s == d->p - 1)
+	if (d->s == d->p - 1 && (j < d->kh - 1 || d->kh == d->v))
 		return d->w[j] - d->o[j] + d->step[j] - 1;
-	if (d->rounds && j == 1 && d->s == d->p - 1 && d->in->tail_last > 1)
-		return d->in->tail_last + d->v - 2; /* the last chunk holds the pinned suffix */
+	if (d->kh < d->v && j == d->kh && d->s == d->p - 1 && d->in->tail_last > 1)
+		return d->in->tail_last + d->v - d->kh - 1; /* the last chunk holds the pinned suffix */
 	return d->step[j];
 }
 
@@ -468,8 +329,11 @@ static void rec(cdp_t *d, int i)
 	ilp_inst *in = d->in;
 	const int s = d->s, D = d->D, x = d->x[i], want = in->cnt_pin[s];
 	int lmax = d->w[i] - d->o[i] + d->step[i] - 1, lmin = least(d, i), rest = 0;
-	if (d->rounds && i == 1) /* round 0 and the tail together must leave a layer per chunk */
-		lmax -= d->o[0] + d->len[0] - d->step[0];
+	if (d->kh < d->v && i == d->kh) { /* the free round and the tail leave a layer per chunk */
+		lmax -= d->o[i - 1] + d->len[i - 1] - d->step[i - 1];
+		if (x + lmax > d->L - d->headend) /* and the tail lies past the head */
+			lmax = d->L - d->headend - x;
+	}
 	for (int j = i + 1; j < D; j++)
 		rest += least(d, j);
 	int added = 0;
@@ -480,8 +344,9 @@ static void rec(cdp_t *d, int i)
 			continue;
 		if (want >= 0 && d->sum + l + rest > want)
 			break;
-		/* (rounds: only round 0's chunks meet stage pins; a pinned suffix is the last chunk's) */
-		int ok = in->has_stage_pins && !(d->rounds && i == 1) ? ilp_stage_pins_ok(in, s, x, x + l) : 1;
+		/* (only the rounds placed one by one meet stage pins; a pinned suffix is the last
+		 * chunk's, in the tail) */
+		int ok = in->has_stage_pins && !(d->kh < d->v && i == d->kh) ? ilp_stage_pins_ok(in, s, x, x + l) : 1;
 		if (ok < 0)
 			break;
 		if (!ok)
@@ -490,7 +355,7 @@ static void rec(cdp_t *d, int i)
 		if (i + 1 < D) {
 			for (int j = i + 1; j < D; j++)
 				count(d, j, d->x[j], least(d, j), 1);
-			cdp_cost c = stage_cost(d, s, d->cnt);
+			ilp_pcost c = stage_cost(d, s, d->cnt);
 			for (int j = i + 1; j < D; j++)
 				count(d, j, d->x[j], least(d, j), -1);
 			d->tau_cut |= c.ok && c.T > d->tau_hi;
@@ -502,7 +367,7 @@ static void rec(cdp_t *d, int i)
 		} else {
 			if (want >= 0 && d->sum + l != want)
 				continue;
-			cdp_cost c = stage_cost(d, s, d->cnt);
+			ilp_pcost c = stage_cost(d, s, d->cnt);
 			d->tau_cut |= c.ok && c.T > d->tau_hi;
 			if (!c.ok || c.T > d->tau_hi)
 				break;
@@ -510,6 +375,20 @@ static void rec(cdp_t *d, int i)
 		}
 	}
 	count(d, i, x, added, -1);
+}
+
+/* The form of the DPs that follow: rounds 0 .. kh-1 placed one by one (the last of them
+ * ends anywhere past the head) and, when kh < v, the rest as a tail count (each stage adds
+ * a layer to each of its v - kh tail chunks at least); kh = v: round starts. */
+static void set_form(cdp_t *d, int kh)
+{
+	d->kh = kh;
+	d->rounds = kh == 1 && kh < d->v;
+	d->D = kh < d->v ? kh + 1 : d->v;
+	for (int i = 0; i < d->D; i++)
+		d->step[i] = kh < d->v && i == kh ? d->v - kh : 1;
+	d->A[0] = 0;
+	d->A[kh] = kh < d->v ? 0 : d->L; /* the tail counts from 0; the last round ends at L */
 }
 
 /* Decode state idx of layer s into offsets o[] and positions x[]. */
@@ -526,8 +405,13 @@ static int is_end(const cdp_t *d, long idx)
 {
 	int o[CDP_MAXD], x[CDP_MAXD];
 	decode(d, d->p, idx, o, x);
-	if (d->rounds)
-		return x[0] + x[1] == d->L;
+	if (d->kh < d->v) { /* the free round ends past the head: the tail takes the rest */
+		const int F = d->kh - 1;
+		for (int i = 0; i < F; i++)
+			if (x[i] != d->A[i + 1])
+				return 0;
+		return x[F] + x[F + 1] == d->L && x[F] >= d->headend;
+	}
 	for (int i = 0; i < d->D; i++)
 		if (x[i] != d->A[i + 1])
 			return 0;
@@ -539,7 +423,7 @@ static int is_end(const cdp_t *d, long idx)
 static void trace(cdp_t *d, int k, int *cut)
 {
 	int o[CDP_MAXD], x[CDP_MAXD];
-	if (!d->rounds) {
+	if (d->kh == d->v) {
 		cut[d->P] = d->L;
 		for (int s = d->p; s >= 0 && k >= 0; s--) {
 			decode(d, s, d->lab[k].state, o, x);
@@ -550,28 +434,32 @@ static void trace(cdp_t *d, int k, int *cut)
 		}
 		return;
 	}
-	int r0[EVAL_MAX_STAGES + 1], tc[EVAL_MAX_STAGES + 1];
-	for (int s = d->p; s >= 0 && k >= 0; s--) {
-		decode(d, s, d->lab[k].state, o, x);
-		r0[s] = x[0];
-		tc[s] = x[1];
+	/* positions of the rounds placed one by one and the tail used, per stage */
+	const int p = d->p, D = d->D;
+	int *xs = malloc((size_t)(p + 1) * D * sizeof *xs);
+	if (!xs) {
+		d->oom = 1;
+		return;
+	}
+	for (int s = p; s >= 0 && k >= 0; s--) {
+		decode(d, s, d->lab[k].state, o, &xs[s * D]);
 		k = d->lab[k].parent;
 	}
-	const int p = d->p;
 	int at = 0;
 	for (int j = 0; j < d->P; j++) {
 		int s = j % p, i = j / p, n;
-		if (i == 0) {
-			n = r0[s + 1] - r0[s];
+		if (i < d->kh) {
+			n = xs[(s + 1) * D + i] - xs[s * D + i];
 		} else {
 			int sh[CDP_MAXD];
-			ilp_tail_split(d->in, s, tc[s + 1] - tc[s], sh);
+			ilp_tail_split(d->in, s, xs[(s + 1) * D + d->kh] - xs[s * D + d->kh], d->kh, sh);
 			n = sh[i];
 		}
 		cut[j] = at;
 		at += n;
 	}
 	cut[d->P] = at;
+	free(xs);
 }
 
 /* State windows: 0, -1 when a round is too short for its chunks, 1 when there are more
@@ -580,7 +468,10 @@ static int windows(cdp_t *d, long max)
 {
 	long N = 1;
 	for (int i = 0; i < d->D; i++) {
-		d->w[i] = d->rounds ? d->L - d->v * d->p + 1 : d->A[i + 1] - d->A[i] - d->p + 1;
+		if (d->kh < d->v && i >= d->kh - 1) /* the free round and the tail share one */
+			d->w[i] = d->L - d->A[d->kh - 1] - d->p * (d->v - d->kh + 1) + 1;
+		else
+			d->w[i] = d->A[i + 1] - d->A[i] - d->p + 1;
 		d->stride[i] = N;
 		if (d->w[i] < 1)
 			return -1;
@@ -630,7 +521,8 @@ static int run_dp(cdp_t *d, int mode)
 	}
 	const long N = d->N;
 	if (N * (p + 1) > d->caphead) {
-		int *h = realloc(d->head, (size_t)(N * (p + 1)) * sizeof *h);
+		int *h = take(d, (size_t)(N * (p + 1) - d->caphead) * sizeof *h) ? NULL :
+			realloc(d->head, (size_t)(N * (p + 1)) * sizeof *h);
 		if (!h) {
 			d->oom = 1;
 			return 0;
@@ -642,15 +534,26 @@ static int run_dp(cdp_t *d, int mode)
 		d->head[i] = -1;
 	d->nlab = 0;
 	d->mode = mode;
-	if (d->rounds)
+	if (d->kh < d->v)
 		capacity(d);
 	insert(d, 0, 0, 0, 0, -1);
+	long seen = d->work;
 	for (int s = 0; s < p && !d->oom; s++) {
 		int any = 0;
-		for (long idx = 0; idx < N && !d->oom; idx++) {
-			int k = d->head[(long)s * N + idx];
-			if (k < 0)
-				continue;
+		const int *h = d->head + (long)s * N;
+		for (long idx = 0;; idx++) {
+			while (idx < N && h[idx] < 0) /* most states are empty: skip them in a tight loop */
+				idx++;
+			if (idx >= N || d->oom)
+				break;
+			int k = h[idx];
+			/* a state and the stage prices its stages looked up are the work counted
+			 * (a stopped knapsack has set in->stop, which ends it too) */
+			if (ilp_tick(d->in, 1 + d->work - seen)) {
+				d->capped = 1;
+				return 0;
+			}
+			seen = d->work;
 			any = 1;
 			set_source(d, s, idx);
 			if (alive(d, s, k))
@@ -716,9 +619,10 @@ static int bound_dp(cdp_t *d)
 		return rc > 0;
 	const long N = d->N, n = N * (p + 1);
 	if (n > d->capb) {
-		double *t[4];
-		for (int i = 0; i < 4; i++)
-			t[i] = malloc((size_t)n * sizeof(double));
+		double *t[4] = {NULL, NULL, NULL, NULL};
+		if (!take(d, (size_t)(n - d->capb) * 4 * sizeof(double)))
+			for (int i = 0; i < 4; i++)
+				t[i] = malloc((size_t)n * sizeof(double));
 		if (!t[0] || !t[1] || !t[2] || !t[3]) {
 			for (int i = 0; i < 4; i++)
 				free(t[i]);
@@ -739,13 +643,17 @@ static int bound_dp(cdp_t *d)
 		d->tf[i] = d->gf[i] = d->tb[i] = d->gb[i] = INFINITY;
 	d->tf[0] = d->gf[0] = 0;
 	d->mode = CDP_FWD;
-	if (d->rounds)
+	if (d->kh < d->v)
 		capacity(d);
+	long seen = d->work;
 	for (int s = 0; s < p && !d->oom; s++)
 		for (long idx = 0; idx < N; idx++) {
 			long at = (long)s * N + idx;
 			if (d->tf[at] == INFINITY)
 				continue;
+			if (ilp_tick(d->in, 1 + d->work - seen))
+				return d->capped = 1; /* stopped: no marks */
+			seen = d->work;
 			set_source(d, s, idx);
 			double gs, ts;
 			left_cost(d, s, d->x, &gs, &ts);
@@ -770,10 +678,46 @@ static int bound_dp(cdp_t *d)
 		for (long idx = 0; idx < N; idx++) {
 			if (d->tf[(long)s * N + idx] == INFINITY)
 				continue;
+			if (ilp_tick(d->in, 1 + d->work - seen))
+				return d->capped = 1;
+			seen = d->work;
 			set_source(d, s, idx);
 			rec(d, 0);
 		}
 	return d->oom;
+}
+
+/* Head and tail: fn on the form with kh = 1 (round 0 ends past the head), then for kh = 2,
+ * 3, ... on every set of starts A_1 < ... < A_{kh-1} inside the head (their rounds hold head
+ * layers; round kh starts past it). Every plan is in one of them: kh - 1 is the number of
+ * rounds after round 0 that start inside the head. each_head returns 1 when all were
+ * visited; head_starts 1 when the search must stop. */
+static int head_starts(cdp_t *d, int (*fn)(cdp_t *), int kh, int i, int *a)
+{
+	const int p = d->p, v = d->v, L = d->L;
+	if (i == kh) {
+		set_form(d, kh);
+		for (int j = 1; j < kh; j++)
+			d->A[j] = a[j];
+		if (kh == 1) /* the rounds form as it always was: one DP */
+			return fn(d);
+		d->work++;
+		return fn(d) || d->oom || d->work > d->maxwork || ilp_should_stop(d->in);
+	}
+	for (a[i] = a[i - 1] + p; a[i] < d->headend && a[i] <= L - (v - i) * p; a[i]++)
+		if (head_starts(d, fn, kh, i + 1, a))
+			return 1;
+	return 0;
+}
+
+static int each_head(cdp_t *d, int (*fn)(cdp_t *))
+{
+	int a[CDP_MAXD];
+	a[0] = 0;
+	for (int kh = 1; kh <= d->v; kh++)
+		if (head_starts(d, fn, kh, 1, a))
+			return 0;
+	return 1;
 }
 
 /* Run fn on the one DP of the rounds form, or on every admissible set of round starts,
@@ -782,10 +726,8 @@ static int bound_dp(cdp_t *d)
 static int each_start(cdp_t *d, int (*fn)(cdp_t *))
 {
 	const int p = d->p, v = d->v, L = d->L, m = v - 1;
-	if (d->rounds) {
-		d->A[0] = d->A[1] = 0;
-		return !fn(d);
-	}
+	if (d->hform)
+		return each_head(d, fn);
 	int ae[CDP_MAXD], dl[CDP_MAXD], rmax = 0;
 	for (int i = 1; i < v; i++) { /* round i starts in [i p, L - (v - i) p] */
 		ae[i] = (int)((long)i * L / v);
@@ -842,30 +784,54 @@ static int cmp_rng(const void *a, const void *b)
 	return 0;
 }
 
+/* How many sets of round starts A_1 < A_2 < ... (each p past the one before, A_1 >= p, all
+ * below hi) a split search visits for kh = 2 .. kmax, or with kmax = 2 and hi = L + 1,
+ * how many the round-starts form does (all v - 1 of them): what decides between the two. */
+static double starts(const cdp_t *d, int kmax, int hi)
+{
+	const int p = d->p, v = d->v, L = d->L;
+	double total = 0, *w = calloc((size_t)L + 2, sizeof *w), *nw = calloc((size_t)L + 2, sizeof *nw);
+	if (!w || !nw) {
+		free(w);
+		free(nw);
+		return 0;
+	}
+	w[0] = 1; /* tuples of length m ending at x (A_0 = 0) */
+	for (int m = 1; m < v; m++) {
+		double run = 0;
+		for (int x = 0; x <= L; x++) {
+			run += x - p >= 0 ? w[x - p] : 0; /* ending at x - p or before */
+			nw[x] = x < hi && x <= L - (v - m) * p ? run : 0;
+		}
+		double n = 0;
+		for (int x = 0; x <= L; x++) {
+			w[x] = nw[x];
+			n += w[x];
+		}
+		if (kmax == 2 && hi > L) /* the round-starts form: all v - 1 starts */
+			total = m == v - 1 ? n : 0;
+		else if (m + 1 <= kmax)
+			total += n;
+	}
+	free(w);
+	free(nw);
+	return total;
+}
+
 /* Per layer: pseudo-kind index, and the prefix sums of T and g without free recompute
  * (pinned modes included); per stage the constants (and the MTP on the last); the form. */
 static int setup(cdp_t *d)
 {
 	ilp_inst *in = d->in;
 	const int L = in->L;
-	d->lu = malloc((size_t)L);
 	d->gpre = malloc((size_t)(L + 1) * sizeof *d->gpre);
 	d->tpre = malloc((size_t)(L + 1) * sizeof *d->tpre);
 	d->cut = malloc((size_t)(d->P + 1) * sizeof *d->cut);
-	if (!d->lu || !d->gpre || !d->tpre || !d->cut)
+	if (!d->gpre || !d->tpre || !d->cut)
 		return -1;
-	int slot_of[ILP_NPK];
-	for (int pk = 0; pk < ILP_NPK; pk++)
-		slot_of[pk] = -1;
 	d->gpre[0] = d->tpre[0] = 0;
 	for (int l = 0; l < L; l++) {
 		int k = model_layer_kind(in->m, l), mode = in->rcpin[l];
-		int pk = k * 4 + (mode >= 0 ? mode : ILP_FREE);
-		if (slot_of[pk] < 0) {
-			slot_of[pk] = d->U;
-			d->upk[d->U++] = pk;
-		}
-		d->lu[l] = (uint8_t)slot_of[pk];
 		ilp_mix x;
 		ilp_price q;
 		memset(&x, 0, sizeof x);
@@ -902,23 +868,26 @@ static int setup(cdp_t *d)
 		in->tau_lb = tlb;
 	/* the rounds form: a uniform tail from position p on (rounds 1.. start there or later) */
 	/* and stage pins only in round 0's reach (before p) or on a suffix pinned to the last
-	 * stage, which the last chunk then holds (in->tail_last layers at least) */
-	d->rounds = d->v > 1 && !in->prm->dp_starts;
-	for (int l = d->p; l < L && d->rounds; l++)
-		d->rounds = d->lu[l] == d->lu[L - 1];
-	int lo = L;
+	 * stage, which the last chunk then holds (in->tail_last layers at least). When the head
+	 * reaches past p (DeepSeek-V3's three dense layers on two stages), the rounds form with
+	 * round 0 ending past the head, then the round starts with A_1 inside the head: worth
+	 * it while the head is short next to the layers the rounds can move */
+	d->tailu = d->pc.lu[L - 1];
+	d->headend = L;
+	while (d->headend > 0 && d->pc.lu[d->headend - 1] == d->tailu)
+		d->headend--;
+	int lo = L, from = d->headend > d->p ? d->headend : d->p;
 	while (lo > 0 && in->stpin[lo - 1] == d->p - 1)
 		lo--;
-	for (int l = d->p; l < lo && d->rounds; l++)
-		d->rounds = in->stpin[l] < 0;
-	in->tail_last = d->rounds ? L - lo : 0;
-	d->tailu = d->lu[L - 1];
-	d->headend = L;
-	while (d->headend > 0 && d->lu[d->headend - 1] == d->tailu)
-		d->headend--;
-	d->D = d->rounds ? 2 : d->v;
-	for (int i = 0; i < d->D; i++)
-		d->step[i] = d->rounds && i == 1 ? d->v - 1 : 1;
+	int hform = d->v > 1 && in->prm->dp_starts != 1 && lo >= d->headend;
+	for (int l = from; l < lo && hform; l++)
+		hform = in->stpin[l] < 0;
+	if (hform && d->headend > d->p && in->prm->dp_starts != 2)
+		hform = 4 * (starts(d, d->v, d->headend) + 1) <= starts(d, 2, d->L + 1);
+	d->split = hform && d->headend > d->p;
+	d->hform = hform;
+	in->tail_last = hform ? L - lo : 0;
+	set_form(d, hform ? 1 : d->v);
 	return 0;
 }
 
@@ -933,15 +902,17 @@ int ilp_chunk_dp(ilp_inst *in)
 	d->P = in->P;
 	d->L = in->L;
 	d->best = INFINITY;
-	d->tau_hi = d->tau_cap = in->tau_max;
+	d->tau_hi = in->tau_max;
 	d->maxwork = in->prm->dp_work > 0 ? in->prm->dp_work : CDP_WORK;
 	int rc = -1;
-	if (setup(d) || cache_init(d))
+	/* the other chunks hold a layer each: a stage holds at most L - (P - v) layers */
+	if (ilp_pcache_init(&d->pc, in, d->L - (d->P - d->v), in->tau_max) || setup(d))
 		goto out;
 	if (!each_start(d, search_fn))
 		d->capped = 1;
-	if (d->oom)
+	if (d->oom && !in->mem_hit)
 		goto out;
+	d->capped |= d->oom; /* at the memory cap: the search stops with the plan it has */
 	rc = 0;
 	if (d->best < INFINITY) {
 		in->ub = d->best;
@@ -954,8 +925,9 @@ int ilp_chunk_dp(ilp_inst *in)
 		in->dp_exact = 1;
 		in->lb = d->best < INFINITY ? d->best : 0;
 	}
-	/* the stages that can be part of an optimal plan, when every start can be bounded */
-	if (!d->capped && d->best < INFINITY && each_start(d, bound_dp) && !d->oom && d->nrng > 0) {
+	/* the stages that can be part of an optimal plan, when every start can be bounded (not
+	 * after a split search: its two forms mark stages differently) */
+	if (!d->capped && !d->split && d->best < INFINITY && each_start(d, bound_dp) && !d->oom && d->nrng > 0) {
 		qsort(d->rng, (size_t)d->nrng, 4 * sizeof *d->rng, cmp_rng);
 		int n = 0;
 		for (int i = 0; i < d->nrng; i++)
@@ -966,16 +938,14 @@ int ilp_chunk_dp(ilp_inst *in)
 		in->dp_rounds = d->rounds;
 		d->rng = NULL;
 	}
-	if (d->oom)
+	if (d->oom && !in->mem_hit)
 		rc = -1;
 out:
-	free(d->lu);
+	ilp_mem_give(in, (size_t)d->caphead * sizeof *d->head + (size_t)d->caplab * sizeof *d->lab +
+			(size_t)d->capb * 4 * sizeof(double) + (size_t)d->caprng * 4 * sizeof *d->rng);
+	ilp_pcache_free(&d->pc);
 	free(d->gpre);
 	free(d->tpre);
-	free(d->hkey);
-	free(d->hat);
-	free(d->val);
-	free(d->dense);
 	free(d->head);
 	free(d->lab);
 	free(d->tf);

@@ -8,10 +8,13 @@
  * DP's lower bound when it is exact. Memory rows are in units of the budget so GLPK
  * sees coefficients near 1 (bytes would be 1e10, and its tolerances absolute).
  *
- * GLPK must never print or abort: terminal output off at every call (glp_free_env turns
- * it back on), an error hook that frees the environment and longjmps out, time limits on
+ * GLPK must never print or abort: a terminal hook swallows every line (glp_free_env
+ * removes it), an error hook that frees the environment and longjmps out, time limits on
  * both simplex and branch-and-bound, and the return code read together with
- * glp_mip_status. */
+ * glp_mip_status. Stopping: branch-and-bound calls back at every node (glp_ios_terminate
+ * on a stop request); the simplex has no callback, so it reports progress every few
+ * milliseconds to the terminal hook, which reads the stop request and longjmps out (the
+ * environment, and the problem with it, is freed after the jump). */
 #include "solve/ilp_int.h"
 
 #include <glpk.h>
@@ -23,6 +26,7 @@
 
 typedef struct {
 	jmp_buf jb;
+	ilp_inst *in;
 } guard_t;
 
 static void on_glpk_error(void *info)
@@ -30,6 +34,19 @@ static void on_glpk_error(void *info)
 	guard_t *g = info;
 	glp_free_env();
 	longjmp(g->jb, 1);
+}
+
+#define PROGRESS_MS 10 /* how often the simplex reports to the terminal hook */
+
+/* Every line GLPK would print: swallowed; a stop request jumps out (only the simplex
+ * prints: branch-and-bound runs silent and stops through its callback). */
+static int on_glpk_term(void *info, const char *s)
+{
+	guard_t *g = info;
+	(void)s;
+	if (ilp_should_stop(g->in))
+		longjmp(g->jb, 2);
+	return 1;
 }
 
 typedef struct {
@@ -265,7 +282,8 @@ static void free_ctx(trip_t *t, double *warm, void *ctx)
 }
 
 /* Everything that touches GLPK; a GLPK error longjmps back here. */
-static int run(ilp_inst *in, int *chosen, double *obj, double *bound, double *gap, char *why, size_t whylen)
+static int run(ilp_inst *in, int lp_only, int *chosen, double *obj, double *bound, double *gap, char *why,
+		size_t whylen)
 {
 	/* what the error path frees lives behind a pointer set before setjmp: locals changed
 	 * after setjmp are indeterminate once longjmp returns */
@@ -280,16 +298,24 @@ static int run(ilp_inst *in, int *chosen, double *obj, double *bound, double *ga
 	}
 	c->cb.in = in;
 	c->cb.best = c->cb.gap = NAN;
+	c->g.in = in;
 	volatile int status = ILP_ERROR;
 	glp_prob *volatile lp = NULL;
-	if (setjmp(c->g.jb)) {
-		/* the hook freed GLPK's environment, and lp with it */
-		snprintf(why, whylen, "GLPK failed internally");
+	int jumped = setjmp(c->g.jb);
+	if (jumped) {
+		/* the error hook freed GLPK's environment, and lp with it; after a stop request
+		 * (the terminal hook) it is freed here */
+		if (jumped == 2)
+			glp_free_env();
+		else
+			snprintf(why, whylen, "GLPK failed internally");
 		free_ctx(&c->t, c->cb.warm_x, c);
-		return ILP_ERROR;
+		return jumped == 1 ? ILP_ERROR : in->prm->cancel && atomic_load(in->prm->cancel) ? ILP_CANCELLED :
+			ILP_TIMEOUT;
 	}
 	glp_error_hook(on_glpk_error, &c->g);
-	glp_term_out(GLP_OFF);
+	glp_term_hook(on_glpk_term, &c->g);
+	glp_term_out(GLP_ON); /* for the hook: it prints nothing */
 	lp = glp_create_prob();
 	glp_set_obj_dir(lp, GLP_MIN);
 	int ct, cz, cw;
@@ -304,7 +330,9 @@ static int run(ilp_inst *in, int *chosen, double *obj, double *bound, double *ga
 
 	glp_smcp sp;
 	glp_init_smcp(&sp);
-	sp.msg_lev = GLP_MSG_OFF;
+	sp.msg_lev = GLP_MSG_ON; /* progress lines for the terminal hook (see above) */
+	sp.out_frq = PROGRESS_MS;
+	sp.out_dly = 0;
 	sp.presolve = GLP_OFF;
 	sp.tm_lim = remaining_ms(in);
 	sp.tol_bnd = 1e-9; /* memory rows are tight by design: keep their slack honest */
@@ -323,6 +351,11 @@ static int run(ilp_inst *in, int *chosen, double *obj, double *bound, double *ga
 	}
 	if (glp_get_status(lp) != GLP_OPT) {
 		snprintf(why, whylen, "GLPK: the relaxation has no optimum (status %d)", glp_get_status(lp));
+		goto done;
+	}
+	if (lp_only) { /* the relaxation's bound for the warm plan: no branch-and-bound */
+		*bound = glp_get_obj_val(lp);
+		status = ILP_FEASIBLE;
 		goto done;
 	}
 	glp_iocp ip;
@@ -366,9 +399,9 @@ done:
 	return status;
 }
 
-int ilp_glpk_solve(ilp_inst *in, int *chosen, double *obj, double *bound, double *gap, char *why,
+int ilp_glpk_solve(ilp_inst *in, int lp_only, int *chosen, double *obj, double *bound, double *gap, char *why,
 		size_t whylen)
 {
 	*obj = *bound = *gap = NAN;
-	return run(in, chosen, obj, bound, gap, why, whylen);
+	return run(in, lp_only, chosen, obj, bound, gap, why, whylen);
 }

@@ -33,20 +33,6 @@ int ilp_should_stop(ilp_inst *in)
 	return in->stop;
 }
 
-static int add_opt(ilp_inst *in, const ilp_opt *o)
-{
-	if (in->nopt == in->capopt) {
-		int cap = in->capopt ? 2 * in->capopt : 1024;
-		ilp_opt *n = realloc(in->opt, (size_t)cap * sizeof *n);
-		if (!n)
-			return -1;
-		in->opt = n;
-		in->capopt = cap;
-	}
-	in->opt[in->nopt++] = *o;
-	return 0;
-}
-
 void ilp_range_counts(const ilp_inst *in, int a, int b, int last, int (*fixed)[RC_COUNT], int *nfree)
 {
 	memset(fixed, 0, sizeof(int) * MODEL_MAX_KINDS * RC_COUNT);
@@ -93,20 +79,7 @@ int ilp_stage_pins_ok(const ilp_inst *in, int st, int a, int b)
 	return 1;
 }
 
-static double tlower(const ilp_inst *in, int st, int (*fixed)[RC_COUNT], const int *nfree, ilp_price *q)
-{
-	ilp_mix x;
-	for (int k = 0; k < in->nk; k++) {
-		for (int mode = 0; mode < RC_COUNT; mode++)
-			x.n[k][mode] = fixed[k][mode];
-		x.n[k][RC_NONE] += nfree[k];
-	}
-	ilp_price_stage(in->ec, in->nk, st, &x, q);
-	return q->f + q->b - q->rc;
-}
-
-/* Keep only options that lie on some path from position 0 to L. */
-static void prune_dead(ilp_inst *in, int units)
+void ilp_prune_dead(ilp_inst *in, int units)
 {
 	int W = in->L + 1;
 	char *fin = calloc((size_t)(units + 1) * W, 1);
@@ -144,57 +117,6 @@ static void prune_dead(ilp_inst *in, int units)
 	free(reach);
 	free(fin);
 	free(keep);
-}
-
-static int stage_options(ilp_inst *in)
-{
-	const int p = in->p, L = in->L, W = L + 1, minn = in->virt ? in->v : 1;
-	char *reach = calloc((size_t)(p + 1) * W, 1);
-	if (!reach)
-		return -1;
-	reach[0] = 1;
-	int fixed[MODEL_MAX_KINDS][RC_COUNT], nfree[MODEL_MAX_KINDS];
-	for (int st = 0; st < p && !ilp_should_stop(in); st++) {
-		for (int a = 0; a < L; a++) {
-			if (!reach[st * W + a])
-				continue;
-			int bmax = L - (p - 1 - st) * minn, bmin = a + minn;
-			if (st == p - 1)
-				bmin = L;
-			for (int b = bmin; b <= bmax; b++) {
-				int want = in->cnt_pin[st];
-				if (want >= 0 && b - a > want)
-					break;
-				if (want >= 0 && b - a != want)
-					continue;
-				int ok = in->virt ? 1 : ilp_stage_pins_ok(in, st, a, b);
-				if (ok < 0)
-					break;
-				if (!ok)
-					continue;
-				ilp_range_counts(in, a, b, st == p - 1, fixed, nfree);
-				ilp_opt o;
-				memset(&o, 0, sizeof o);
-				if (tlower(in, st, fixed, nfree, &o.q) > in->tau_max)
-					break; /* longer ranges are slower still */
-				if (ilp_knap_best(&in->knap, st, (const int(*)[RC_COUNT])fixed, nfree, &o.mix, &o.q))
-					break; /* does not fit: longer ranges do not either */
-				o.st = o.unit = st;
-				o.a = a;
-				o.b = b;
-				o.T = o.q.f + o.q.b;
-				o.g = ilp_form_g(&in->form, &o.q);
-				if (add_opt(in, &o)) {
-					free(reach);
-					return -1;
-				}
-				reach[(st + 1) * W + b] = 1;
-			}
-		}
-	}
-	free(reach);
-	prune_dead(in, p);
-	return 0;
 }
 
 /* Chunk model: each stage's price when empty; a chunk's option holds its share over it. */
@@ -240,11 +162,13 @@ static int chunk_options(ilp_inst *in)
 		return -1;
 	reach[0] = 1;
 	int fixed[MODEL_MAX_KINDS][RC_COUNT], nfree[MODEL_MAX_KINDS];
-	for (int j = 0; j < P && !ilp_should_stop(in); j++) {
+	for (int j = 0; j < P; j++) {
 		const int st = j % p;
 		for (int a = 0; a < L; a++) {
 			if (!reach[j * W + a])
 				continue;
+			if (ilp_tick(in, 1))
+				goto cut;
 			int bmax = L - (P - 1 - j), bmin = j == P - 1 ? L : a + 1;
 			for (int b = bmin; b <= bmax; b++) {
 				if (in->cnt_pin[st] >= 0 && b - a > in->cnt_pin[st] - (in->v - 1))
@@ -256,7 +180,7 @@ static int chunk_options(ilp_inst *in)
 					continue;
 				ilp_range_counts(in, a, b, j == P - 1, fixed, nfree);
 				ilp_price q0;
-				if (tlower(in, st, fixed, nfree, &q0) > in->tau_max)
+				if (ilp_tlower(in, st, fixed, nfree, &q0) > in->tau_max)
 					break;
 				int present[MODEL_MAX_KINDS], np = 0, any = 0;
 				for (int k = 0; k < in->nk; k++)
@@ -272,10 +196,8 @@ static int chunk_options(ilp_inst *in)
 					memset(&zero, 0, sizeof zero);
 					if (nks) {
 						npt = ilp_knap_combine(&in->knap, kinds, nks, nfree, &pts);
-						if (npt < 0) {
-							free(reach);
-							return -1;
-						}
+						if (npt < 0)
+							goto cut;
 					}
 					for (int i = 0; i < npt; i++) {
 						const ilp_cpt *c = nks ? &pts[i] : &zero;
@@ -297,10 +219,9 @@ static int chunk_options(ilp_inst *in)
 						ilp_opt o;
 						if (chunk_opt(in, j, a, b, &x, &o) > in->ec->budget)
 							continue;
-						if (add_opt(in, &o)) {
+						if (ilp_add_opt(in, &o) || ilp_tick(in, 1)) {
 							free(pts);
-							free(reach);
-							return -1;
+							goto cut;
 						}
 						any = 1;
 					}
@@ -313,8 +234,12 @@ static int chunk_options(ilp_inst *in)
 		}
 	}
 	free(reach);
-	prune_dead(in, P);
+	ilp_prune_dead(in, P);
 	return 0;
+cut: /* stopped, or at the memory cap: the options are not all there */
+	free(reach);
+	in->opts_cut = 1;
+	return in->stop || in->mem_hit ? 0 : -1;
 }
 
 /* Min sum of g over paths of options with T <= tau (stage model): fills path[st]; returns
@@ -521,7 +446,7 @@ static int round_options(ilp_inst *in)
 		ilp_opt o;
 		if (round_opt(in, r[0], r[1], r[2], r[3], &o))
 			continue; /* cannot happen: the DP priced this stage the same way */
-		if (add_opt(in, &o))
+		if (ilp_add_opt(in, &o))
 			return -1;
 	}
 	int *warm = malloc((size_t)p * sizeof *warm);
@@ -537,7 +462,7 @@ static int round_options(ilp_inst *in)
 				at = i;
 		ilp_opt o;
 		if (at < 0 && !round_opt(in, s, a, b, t, &o)) {
-			if (add_opt(in, &o)) {
+			if (ilp_add_opt(in, &o)) {
 				free(warm);
 				return -1;
 			}
@@ -581,7 +506,7 @@ int ilp_chunk_warm(ilp_inst *in)
 			in->opt[n++] = *o;
 	}
 	in->nopt = n;
-	prune_dead(in, P);
+	ilp_prune_dead(in, P);
 	/* the DP's plan as options: each stage's fastest fitting mix, its free selective and
 	 * full layers handed to the stage's chunks in order */
 	int *warm = malloc((size_t)P * sizeof *warm);
@@ -635,7 +560,7 @@ int ilp_chunk_warm(ilp_inst *in)
 					at = i;
 			}
 			if (at < 0) {
-				if (add_opt(in, &o)) {
+				if (ilp_add_opt(in, &o)) {
 					free(warm);
 					return -1;
 				}
@@ -647,6 +572,32 @@ int ilp_chunk_warm(ilp_inst *in)
 	free(in->warm);
 	in->warm = warm;
 	return 0;
+}
+
+/* Was the solve cancelled (not just out of time)? */
+static int cancelled(const ilp_inst *in)
+{
+	return in->prm->cancel && atomic_load(in->prm->cancel);
+}
+
+/* Chunk model, options cut short: no model for GLPK, only a plan: the DP's, or else the
+ * plan's own split with the knapsack's mixes (when it fits). 0, or -1. */
+static int chunk_fallback(ilp_inst *in)
+{
+	in->nopt = 0;
+	if (!in->dp_cut && in->ub0 < INFINITY) {
+		in->dp_cut = malloc((size_t)(in->P + 1) * sizeof *in->dp_cut);
+		if (!in->dp_cut)
+			return -1;
+		in->dp_cut[0] = 0;
+		for (int c = 0; c < in->P; c++)
+			in->dp_cut[c + 1] = in->dp_cut[c] + in->base_chunk[c];
+		in->ub = in->ub0;
+	}
+	in->grace = 1; /* a few knapsacks, after a stop too */
+	int rc = in->dp_cut ? ilp_chunk_warm(in) : 0;
+	in->grace = 0;
+	return rc;
 }
 
 int ilp_build_options(ilp_inst *in, char *why, size_t whylen)
@@ -662,18 +613,41 @@ int ilp_build_options(ilp_inst *in, char *why, size_t whylen)
 			/* a DP that searched everything and found nothing has proven there is no plan */
 			if (!rc && !(in->dp_exact && !in->dp_cut))
 				rc = chunk_options(in);
-			if (!rc && in->dp_cut)
+			if (!rc && in->opts_cut && !(cancelled(in) && !in->dp_cut))
+				rc = chunk_fallback(in);
+			else if (!rc && in->dp_cut)
 				rc = ilp_chunk_warm(in);
 		}
+		if (rc && (in->mem_hit || (in->stop && !cancelled(in)))) { /* the round model did not fit the cap */
+			in->round_model = 0;
+			in->opts_cut = 1;
+			rc = chunk_fallback(in);
+		}
+		if (!rc && !in->warm && !in->prm->no_dp && ilp_should_stop(in) && !cancelled(in)) {
+			in->opts_cut = 1; /* out of time before the DP had a plan: the plan's own split */
+			rc = chunk_fallback(in);
+		}
 	} else {
-		rc = stage_options(in);
+		rc = ilp_stage_first(in);
+		if (!rc)
+			rc = ilp_stage_options(in);
+		if (!rc && in->opts_many && !in->opts_cut) {
+			in->nopt = 0;
+			rc = ilp_stage_exact(in);
+		}
+		if (!rc && !in->prm->no_dp && in->nopt > 0 && !in->opts_cut && !in->opts_many &&
+				!ilp_should_stop(in) && stage_dp(in)) {
+			snprintf(why, whylen, "out of memory in the DP bounds");
+			return -1;
+		}
+		/* no plan of the DP's (cut short, or time up before it ran): the first plan, unless
+		 * the solve was cancelled (a cancel keeps only what the search itself found) */
+		if (!rc && !in->warm && !in->prm->no_dp && (in->opts_cut || in->opts_many || ilp_should_stop(in)) &&
+				!cancelled(in))
+			rc = ilp_stage_first_options(in);
 	}
 	if (rc) {
 		snprintf(why, whylen, "out of memory while building the ILP");
-		return -1;
-	}
-	if (!in->chunk_model && !in->prm->no_dp && in->nopt > 0 && !ilp_should_stop(in) && stage_dp(in)) {
-		snprintf(why, whylen, "out of memory in the DP bounds");
 		return -1;
 	}
 	return 0;

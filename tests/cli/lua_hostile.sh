@@ -210,9 +210,10 @@ while true do strata.eval(p) end'
 hostile "a loop of strata.eval (C time the budget does not see): stopped by the clock" \
     'eval_loop\.lua:2: time limit of 1 s exceeded' 5 "$L/eval_loop.lua" --lua-time 1
 
-# the solvers: time and memory inside strata.ilp and strata.search count
+# the solvers: time and memory inside strata.ilp and strata.search count (two recompute
+# pins inside the tail of an interleaved pipeline: an ILP that runs to any time limit)
 ILP='local p = strata.plan{model = "llama3-405b", cluster = "dgx-h100", devices = 2048,
-  strategy = {tp = 8, pp = 16, vpp = 4, schedule = "interleaved"}, pins = {"layers[60:70].recompute=selective"}}
+  strategy = {tp = 8, pp = 16, vpp = 4, schedule = "interleaved"}, pins = {"layers[60:70].recompute=selective", "layers[90:95].recompute=full"}}
 local r = strata.ilp(p)
 print(r.ilp.status)'
 script ilp.lua "$ILP"

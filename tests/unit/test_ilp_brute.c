@@ -4,7 +4,8 @@
  * split into chunks and every recompute mode of every layer, prices each stage with the
  * same pricing the ILP uses, and keeps the least makespan among the plans that fit.
  * Each instance is solved several ways: DP-assisted, plain ILP, the chunk model, and on
- * vpp > 1 the chunk DP's round-starts form and a DP cut short by its work limit. */
+ * vpp > 1 the chunk DP's round-starts form, a DP cut short by its work limit and the
+ * chunk DP placing a head longer than pp round by round wherever it can. */
 #include "check.h"
 #include "solve/ilp.h"
 #include "solve/ilp_int.h"
@@ -382,13 +383,13 @@ static void run_case_with(const char *tag, int seed, brute_fn enumerate)
 		ec.budget = budgets[bi];
 		double bm, bp;
 		double truth = enumerate(&bm, &bp);
-		for (int way = 0; way < (ec.vpp > 1 ? 5 : 3); way++) {
+		for (int way = 0; way < (ec.vpp > 1 ? 6 : 3); way++) {
 			ilp_params prm;
 			memset(&prm, 0, sizeof prm);
 			prm.time_limit_ms = 20000;
 			prm.no_dp = way == 1;
 			prm.chunk_model = way == 2;
-			prm.dp_starts = way == 3;
+			prm.dp_starts = way == 3 ? 1 : way == 5 ? 2 : 0; /* 5: the head placed round by round */
 			prm.dp_work = way == 4 ? 40 : 0; /* the DP stops early: GLPK has to finish */
 			nways++;
 			ilp_result r;
@@ -524,6 +525,41 @@ int main(void)
 		pins.n = 0;
 		pins.pin[pins.n++] = (ilp_pin){ILP_PIN_STAGE, 7 - i % 2, 9, 1, 0};
 		run_case_with("vpp3-p2-L9-pins-stage-suffix", seed, brute2);
+	}
+	/* a head longer than p (DeepSeek-V3's three dense layers on two stages): the chunk DP
+	 * places round 0, then rounds 1, 2, ... one by one while they start inside the head, the
+	 * rest as a tail count; with vpp 2 to 4, an MTP layer now and then, and pins in the head,
+	 * on a suffix and on a stage's count */
+	for (int i = 0; i < 16; i++, seed++) {
+		int v = 2 + i % 3, L = v == 4 ? 9 : 8 + i % 2, head = 3 + i % 3;
+		if (v == 3 && L > 9)
+			L = 9;
+		make_instance_t(L, 2, v, 2, i % 4 == 1, SCHED_INTERLEAVED, head);
+		pins.n = 0;
+		const char *tag = "head";
+		switch (i % 5) {
+		case 1:
+			pins.pin[pins.n++] = (ilp_pin){ILP_PIN_STAGE, 1, 3, 1, 0};
+			tag = "head-pins-stage";
+			break;
+		case 2:
+			pins.pin[pins.n++] = (ilp_pin){ILP_PIN_STAGE, L - 2, L, 1, 0};
+			tag = "head-pins-suffix";
+			break;
+		case 3:
+			pins.pin[pins.n++] = (ilp_pin){ILP_PIN_RECOMPUTE, 2, 4, 0, irand(0, 2)};
+			tag = "head-pins-recompute";
+			break;
+		case 4:
+			pins.pin[pins.n++] = (ilp_pin){ILP_PIN_LAYERS, 0, 0, 1, v + 1 + i % 2};
+			tag = "head-pins-count";
+			break;
+		default:
+			break;
+		}
+		char name[64];
+		snprintf(name, sizeof name, "vpp%d-p2-L%d-%s%d", v, L, tag, head);
+		run_case_with(name, seed, brute2);
 	}
 	CHECK(nsolved > 100 && ninfeasible > 20, "brute: the cases cover both feasible and infeasible budgets");
 	printf("  %d feasible and %d infeasible comparisons (%d solves)\n", nsolved, ninfeasible, nways);
