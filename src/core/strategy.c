@@ -1,5 +1,6 @@
 /* strategy.c - strategy defaults, validity rules with readable reasons, enum names. */
 #include "core/strategy.h"
+#include "core/framework.h"
 #include "core/why.h"
 
 #include <stdio.h>
@@ -9,7 +10,7 @@ static const char *rc_names[] = {"none", "selective", "full"};
 static const char *sched_names[] = {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "zb-v", "dualpipe"};
 static const char *prec_names[] = {"bf16", "fp16", "fp8"};
 static const char *cp_names[] = {"ring", "ulysses"};
-static const char *fw_names[] = {"auto", "megatron", "torchtitan"};
+static const char *fw_names[] = {"auto", "megatron", "torchtitan", "deepspeed"};
 static const char *rcm_names[RCM_COUNT] = {"core_attn", "layernorm", "mla_up_proj", "moe_act", "mlp", "moe",
 	"shared_experts"};
 
@@ -303,7 +304,7 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 		char *why, size_t n)
 {
 	if (check_degrees(s, devices, why, n) || check_split(s, m, why, n) || check_batch_experts(s, m, why, n) ||
-			check_pipeline(s, m, why, n) || check_values(s, m, c, why, n))
+			check_pipeline(s, m, why, n) || check_values(s, m, c, why, n) || fw_validate(s, m, why, n))
 		return -1;
 	return 0;
 }
