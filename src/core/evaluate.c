@@ -36,12 +36,18 @@ double eval_layer_activation(const model_t *m, const cluster_t *c, const strateg
 	return q.act[mode];
 }
 
+const char *eval_dp_group_name(int g)
+{
+	return g == EVAL_DP_CP ? "dp-cp" : g == EVAL_EDP ? "edp" : "dp";
+}
+
 void eval_step_parts(const eval_result *r, eval_part out[EVAL_NPARTS])
 {
+	const char *dp = r->dp_group == EVAL_DP_CP ? "dp-cp comm" : r->dp_group == EVAL_EDP ? "edp comm" : "dp comm";
 	const eval_part p[EVAL_NPARTS] = {
 		{"compute", r->compute}, {"recompute", r->recompute}, {"bubble", r->bubble},
 		{"tp comm", r->tp}, {"cp comm", r->cp}, {"ep comm", r->ep}, {"pp comm", r->pp},
-		{"dp comm", r->dp}, {"optimizer", r->optimizer},
+		{dp, r->dp}, {"optimizer", r->optimizer},
 	};
 	for (int i = 0; i < EVAL_NPARTS; i++)
 		out[i] = p[i];
@@ -117,6 +123,9 @@ static void compose_step(const stage_env *e, const stage_totals *t, int devices,
 	r->ep = mb * ss->ep;
 	r->pp = mb * ss->pp;
 	r->dp = mb * ss->dp_exposed + t->dp_end;
+	/* one replica: name the group that still syncs gradients (EVAL_DP_* in evaluate.h) */
+	int edp = model_max_experts(x->m) > 0 && (long long)s->cp * s->tp > (long long)s->ep * s->etp;
+	r->dp_group = s->dp > 1 || (s->cp == 1 && !edp) ? EVAL_DP : s->cp > 1 ? EVAL_DP_CP : EVAL_EDP;
 	r->bubble = bubble;
 	r->optimizer = opt;
 	r->comm_exposed = r->tp + r->cp + r->ep + r->pp + r->dp;

@@ -96,6 +96,8 @@ void report_json_members(json_w *w, const plan_t *p, const eval_result *r)
 	json_num(w, "ep_s", r->ep);
 	json_num(w, "pp_s", r->pp);
 	json_num(w, "dp_s", r->dp);
+	/* what dp_s synchronises: with one replica the cp ranks or the experts' own group */
+	json_str(w, "dp_group", eval_dp_group_name(r->dp_group));
 	json_int(w, "microbatches", r->microbatches);
 	json_int(w, "slowest_stage", r->slow_stage);
 	json_arr_begin(w, "stages");
