@@ -63,6 +63,11 @@ typedef struct {
 /* The parts of r's step time, in the order the reports print them, into out[EVAL_NPARTS]. */
 void eval_step_parts(const eval_result *r, eval_part out[EVAL_NPARTS]);
 
+/* 1 when a and b are valid and agree on every figure eval --json reports (each part of the
+ * step, memory and times per stage, peak, MFU, HFU, tokens/s, counts) within a relative
+ * tolerance rel (0: bit-equal); 0 otherwise. */
+int eval_alike(const eval_result *a, const eval_result *b, double rel);
+
 /* Evaluate a strategy. budget_gib <= 0 means the cluster default (memory less reserve).
  * Returns 0 when evaluated (fits may still be 0), -1 when the strategy is invalid. */
 int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t *s,

@@ -4,9 +4,8 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-static void strategy_json(json_w *w, const strategy_t *s)
+void report_degrees_json(json_w *w, const strategy_t *s)
 {
-	json_obj_begin(w, "strategy");
 	json_int(w, "dp", s->dp);
 	json_int(w, "tp", s->tp);
 	json_int(w, "pp", s->pp);
@@ -18,6 +17,12 @@ static void strategy_json(json_w *w, const strategy_t *s)
 	json_bool(w, "sp", s->sp);
 	json_int(w, "zero", s->zero);
 	json_int(w, "micro_batch", s->micro_batch);
+}
+
+static void strategy_json(json_w *w, const strategy_t *s)
+{
+	json_obj_begin(w, "strategy");
+	report_degrees_json(w, s);
 	json_int(w, "global_batch", s->global_batch);
 	json_int(w, "seq_length", s->seq);
 	json_str(w, "recompute", strat_recompute_name(s->recompute));

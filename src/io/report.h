@@ -14,6 +14,9 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r);
 void report_json(json_w *w, const char *key, const plan_t *p, const eval_result *r);
 /* The members of report_json's object, to extend it with more keys (strata ilp). */
 void report_json_members(json_w *w, const plan_t *p, const eval_result *r);
+/* The degrees of s and the settings that go with them (dp tp pp vpp cp cp_kind ep etp sp
+ * zero micro_batch), as members of the object being written: the head of "strategy". */
+void report_degrees_json(json_w *w, const strategy_t *s);
 /* CSV header line matching report_csv_row. */
 void report_csv_header(FILE *f);
 /* Where candidate c differs from the reference plan ref: each part of the step time, the

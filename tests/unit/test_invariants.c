@@ -36,18 +36,10 @@
 
 static eval_result res, alt;
 
-/* 1 when two results agree on every figure the search and the user read. */
+/* 1 when two results agree, bit for bit, on every figure the search and the user read. */
 static int same(const eval_result *a, const eval_result *b)
 {
-	if (a->valid != b->valid || a->stages != b->stages)
-		return 0;
-	if (a->step != b->step || a->peak_bytes != b->peak_bytes || a->bubble != b->bubble || a->dp != b->dp ||
-			a->mfu != b->mfu)
-		return 0;
-	for (int st = 0; st < a->stages; st++)
-		if (a->mem[st].total != b->mem[st].total || a->st[st].fwd != b->st[st].fwd || a->st[st].bwd != b->st[st].bwd)
-			return 0;
-	return 1;
+	return eval_alike(a, b, 0);
 }
 
 static uint32_t rnd(uint32_t n);
