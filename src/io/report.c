@@ -2,6 +2,8 @@
 #include "io/report.h"
 #include "io/text.h"
 
+#include <string.h>
+
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
 void report_degrees_json(json_w *w, const strategy_t *s)
@@ -195,20 +197,34 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 			100 * r->hfu);
 }
 
-void report_compare(FILE *f, const eval_result *ref, const eval_result *c)
+int report_compare_rows(const eval_result *ref, const eval_result *c, report_diff out[REPORT_DIFF_ROWS])
 {
 	eval_part a[EVAL_NPARTS], b[EVAL_NPARTS];
 	eval_step_parts(ref, a);
 	eval_step_parts(c, b);
-	fprintf(f, "  %-11s %12s %12s %12s\n", "", "plan", "candidate", "difference");
+	int n = 0;
 	for (int i = 0; i < EVAL_NPARTS; i++) {
 		if (a[i].s == 0 && b[i].s == 0)
 			continue;
-		fprintf(f, "  %-11s %10.4g s %10.4g s %+10.4g s\n", a[i].name, a[i].s, b[i].s, b[i].s - a[i].s);
+		/* the two may name the dp part differently (dp = 1 on one side): the generic name */
+		out[n++] = (report_diff){strcmp(a[i].name, b[i].name) ? "dp comm" : a[i].name, a[i].s, b[i].s, 0};
 	}
-	fprintf(f, "  %-11s %10.4g s %10.4g s %+10.4g s\n", "step", ref->step, c->step, c->step - ref->step);
-	fprintf(f, "  %-11s %8.2f GiB %8.2f GiB %+8.2f GiB\n", "peak memory", ref->peak_bytes / GIB,
-			c->peak_bytes / GIB, (c->peak_bytes - ref->peak_bytes) / GIB);
+	out[n++] = (report_diff){"step", ref->step, c->step, 0};
+	out[n++] = (report_diff){"peak memory", ref->peak_bytes / GIB, c->peak_bytes / GIB, 1};
+	return n;
+}
+
+void report_compare(FILE *f, const eval_result *ref, const eval_result *c)
+{
+	report_diff d[REPORT_DIFF_ROWS];
+	int n = report_compare_rows(ref, c, d);
+	fprintf(f, "  %-11s %12s %12s %12s\n", "", "plan", "candidate", "difference");
+	for (int i = 0; i < n; i++)
+		if (d[i].gib)
+			fprintf(f, "  %-11s %8.2f GiB %8.2f GiB %+8.2f GiB\n", d[i].name, d[i].ref, d[i].cand,
+					d[i].cand - d[i].ref);
+		else
+			fprintf(f, "  %-11s %10.4g s %10.4g s %+10.4g s\n", d[i].name, d[i].ref, d[i].cand, d[i].cand - d[i].ref);
 }
 
 void report_csv_header(FILE *f)

@@ -19,6 +19,18 @@ void report_json_members(json_w *w, const plan_t *p, const eval_result *r);
 void report_degrees_json(json_w *w, const strategy_t *s);
 /* CSV header line matching report_csv_row. */
 void report_csv_header(FILE *f);
+/* One row of a comparison of two evaluations: a part of the step time, the step, or the
+ * peak memory (gib: in GiB, else seconds). */
+typedef struct {
+	const char *name;
+	double ref, cand;
+	int gib;
+} report_diff;
+#define REPORT_DIFF_ROWS (EVAL_NPARTS + 2)
+/* The rows of report_compare into out[REPORT_DIFF_ROWS] (the parts either side has, then
+ * the step and the peak memory); returns how many. The explorer's search table shows them
+ * too. */
+int report_compare_rows(const eval_result *ref, const eval_result *c, report_diff out[REPORT_DIFF_ROWS]);
 /* Where candidate c differs from the reference plan ref: each part of the step time, the
  * step and the peak memory, side by side (search --compare). */
 void report_compare(FILE *f, const eval_result *ref, const eval_result *c);
