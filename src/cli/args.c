@@ -172,9 +172,9 @@ int cli_load(const cli_opts *o, const paths_t *paths, plan_t *p)
 		p->strategy.tp = p->strategy.pp = p->strategy.cp = p->strategy.vpp = 1;
 		p->strategy.dp = 0;
 	}
-	if (strat_resolve(&p->strategy, p->devices, err, sizeof err)) {
-		fprintf(stderr, "strata: invalid strategy: %s\n", cli_safe(err));
-		return 1;
-	}
+	/* A dp or global batch that cannot be derived (tp*pp*cp does not divide the devices) is
+	 * an invalid strategy like any other: it stays 0 and the command's eval_run names the
+	 * rule, so eval --json and ilp --json print their valid: false object for it too. */
+	strat_resolve(&p->strategy, p->devices, err, sizeof err);
 	return 0;
 }

@@ -32,7 +32,8 @@ typedef struct {
 const char *cli_safe(const char *s);
 /* Parse argv[first..]; 0 ok, 2 usage error (message printed), 3 help was printed. */
 int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd);
-/* Load the plan named by the options, apply overrides and derive dp.
+/* Load the plan named by the options, apply overrides and derive dp (a dp the devices do
+ * not allow stays 0: eval_run then says why, as for any invalid strategy).
  * Returns 0, 1 (invalid content) or 2 (file/usage); message printed to stderr. */
 int cli_load(const cli_opts *o, const paths_t *paths, plan_t *p);
 

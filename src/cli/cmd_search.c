@@ -138,15 +138,20 @@ static void table(const plan_t *p, const pin_set *pins, const search_result *r, 
 	int marked = 0;
 	for (int i = 0; i < r->n; i++) {
 		const search_item *it = &r->item[i];
-		char g[32], st[256], rg[96];
+		char g[32], st[256], rg[96], al[32] = "";
 		gain_text(g, sizeof g, it);
 		strat_text(st, sizeof st, &it->s, &p->model);
 		unsigned u = regime_unvalidated(&p->model, &p->cluster, &it->s);
 		regime_text(u, &it->s, rg, sizeof rg);
 		marked |= u != 0;
-		printf("%3d %8.4g %9.2f %6.1f%% %12.4g %9s  %s%s%s%s\n", i + 1, it->step, it->peak_gib, 100 * it->mfu,
-				it->tokens_per_s, g, st, u ? "  [unvalidated: " : "", rg, u ? "]" : "");
+		if (it->alike)
+			snprintf(al, sizeof al, "  +%d alike", it->alike);
+		printf("%3d %8.4g %9.2f %6.1f%% %12.4g %9s  %s%s%s%s%s\n", i + 1, it->step, it->peak_gib, 100 * it->mfu,
+				it->tokens_per_s, g, st, al, u ? "  [unvalidated: " : "", rg, u ? "]" : "");
 	}
+	if (r->merged)
+		printf("\n+N alike: N more strategies with identical results (every figure within 1e-9) are merged "
+				"into the\n  row, which shows the simplest; --json lists them\n");
 	if (marked)
 		printf("\n[unvalidated: ...] the plan relies on a regime no published run in the validation set "
 				"measures;\n  treat its figures as a hypothesis (docs/plausibility.md)\n");
@@ -208,6 +213,19 @@ static void item_json(json_w *w, plan_t *p, const search_item *it, int rank, con
 	for (int i = 0; i < REGIME_COUNT; i++)
 		if (u & (1u << i))
 			json_str(w, NULL, i == 0 ? strat_schedule_name(it->s.schedule) : regime_name(i));
+	json_arr_end(w);
+	/* the strategies merged into this result: their figures are identical (search.h) */
+	json_int(w, "alike", it->alike);
+	json_arr_begin(w, "alike_strategies");
+	for (int i = 0; i < it->alike && i < SEARCH_MAX_ALIKE; i++) {
+		strategy_t t = it->s;
+		search_knobs_apply(&it->alike_k[i], &t);
+		json_obj_begin(w, NULL);
+		report_degrees_json(w, &t);
+		json_str(w, "recompute", strat_recompute_name(t.recompute));
+		json_str(w, "schedule", strat_schedule_name(t.schedule));
+		json_obj_end(w);
+	}
 	json_arr_end(w);
 	json_int(w, "enumerated", r->enumerated);
 	json_int(w, "pruned", r->pruned);

@@ -9,6 +9,7 @@
 #include "core/cost/schedule.h"
 #include "core/cost/stage.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,15 +37,55 @@ double eval_layer_activation(const model_t *m, const cluster_t *c, const strateg
 	return q.act[mode];
 }
 
+const char *eval_dp_group_name(int g)
+{
+	return g == EVAL_DP_CP ? "dp-cp" : g == EVAL_EDP ? "edp" : "dp";
+}
+
 void eval_step_parts(const eval_result *r, eval_part out[EVAL_NPARTS])
 {
+	const char *dp = r->dp_group == EVAL_DP_CP ? "dp-cp comm" : r->dp_group == EVAL_EDP ? "edp comm" : "dp comm";
 	const eval_part p[EVAL_NPARTS] = {
 		{"compute", r->compute}, {"recompute", r->recompute}, {"bubble", r->bubble},
 		{"tp comm", r->tp}, {"cp comm", r->cp}, {"ep comm", r->ep}, {"pp comm", r->pp},
-		{"dp comm", r->dp}, {"optimizer", r->optimizer},
+		{dp, r->dp}, {"optimizer", r->optimizer},
 	};
 	for (int i = 0; i < EVAL_NPARTS; i++)
 		out[i] = p[i];
+}
+
+/* x and y equal within rel of the larger magnitude (exactly when rel is 0). */
+static int near(double x, double y, double rel)
+{
+	return x == y || fabs(x - y) <= rel * fmax(fabs(x), fabs(y));
+}
+
+int eval_alike(const eval_result *a, const eval_result *b, double rel)
+{
+	if (!a->valid || !b->valid || a->stages != b->stages || a->chunks != b->chunks ||
+			a->microbatches != b->microbatches || a->peak_stage != b->peak_stage || a->fits != b->fits ||
+			a->slow_stage != b->slow_stage || a->dp_group != b->dp_group)
+		return 0;
+	const double x[] = {a->peak_bytes, a->budget_bytes, a->step, a->compute, a->recompute, a->bubble,
+		a->optimizer, a->tp, a->cp, a->ep, a->pp, a->dp, a->comm_exposed, a->tokens_per_s, a->mfu, a->hfu,
+		a->model_flops, a->hw_flops, a->params_total, a->params_active};
+	const double y[] = {b->peak_bytes, b->budget_bytes, b->step, b->compute, b->recompute, b->bubble,
+		b->optimizer, b->tp, b->cp, b->ep, b->pp, b->dp, b->comm_exposed, b->tokens_per_s, b->mfu, b->hfu,
+		b->model_flops, b->hw_flops, b->params_total, b->params_active};
+	for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+		if (!near(x[i], y[i], rel))
+			return 0;
+	for (int st = 0; st < a->stages; st++) {
+		const eval_mem *m = &a->mem[st], *n = &b->mem[st];
+		const eval_stage_time *t = &a->st[st], *u = &b->st[st];
+		if (m->layers != n->layers || !near(m->weights, n->weights, rel) || !near(m->grads, n->grads, rel) ||
+				!near(m->optimizer, n->optimizer, rel) || !near(m->activations, n->activations, rel) ||
+				!near(m->buffers, n->buffers, rel) || !near(m->total, n->total, rel) ||
+				!near(m->inflight, n->inflight, rel) || !near(t->fwd, u->fwd, rel) || !near(t->bwd, u->bwd, rel) ||
+				!near(t->wgrad, u->wgrad, rel))
+			return 0;
+	}
+	return 1;
 }
 
 static int reject(eval_result *r, const char *why)
@@ -117,6 +158,9 @@ static void compose_step(const stage_env *e, const stage_totals *t, int devices,
 	r->ep = mb * ss->ep;
 	r->pp = mb * ss->pp;
 	r->dp = mb * ss->dp_exposed + t->dp_end;
+	/* one replica: name the group that still syncs gradients (EVAL_DP_* in evaluate.h) */
+	int edp = model_max_experts(x->m) > 0 && (long long)s->cp * s->tp > (long long)s->ep * s->etp;
+	r->dp_group = s->dp > 1 || (s->cp == 1 && !edp) ? EVAL_DP : s->cp > 1 ? EVAL_DP_CP : EVAL_EDP;
 	r->bubble = bubble;
 	r->optimizer = opt;
 	r->comm_exposed = r->tp + r->cp + r->ep + r->pp + r->dp;

@@ -37,11 +37,21 @@ typedef struct {
 	/* step time and its parts (seconds); the parts add up to step */
 	double step, compute, recompute, bubble, optimizer;
 	double tp, cp, ep, pp, dp, comm_exposed;
+	int dp_group;               /* what the dp part synchronises: EVAL_DP_* (its name) */
 	int slow_stage;             /* stage that sets the steady-state pace */
 	double tokens_per_s, mfu, hfu;
 	double model_flops, hw_flops; /* per step, whole job */
 	double params_total, params_active;
 } eval_result;
+
+/* What eval_result.dp (the gradient sync) runs over. With dp > 1 it is the data-parallel
+ * group ("dp comm"); with one replica there is no such group, but the dense gradients are
+ * still reduced over the cp ranks (Megatron's data-parallel-with-cp group), and the
+ * experts' over their own data-parallel group dp*cp*tp/(ep*etp), so the part is named
+ * after the group that is really there: "dp-cp comm" or "edp comm". */
+enum { EVAL_DP, EVAL_DP_CP, EVAL_EDP };
+/* The JSON name of a dp group: "dp", "dp-cp", "edp". */
+const char *eval_dp_group_name(int g);
 
 /* One part of the step time (they add up to eval_result.step). */
 typedef struct {
@@ -52,6 +62,11 @@ typedef struct {
 #define EVAL_NPARTS 9
 /* The parts of r's step time, in the order the reports print them, into out[EVAL_NPARTS]. */
 void eval_step_parts(const eval_result *r, eval_part out[EVAL_NPARTS]);
+
+/* 1 when a and b are valid and agree on every figure eval --json reports (each part of the
+ * step, memory and times per stage, peak, MFU, HFU, tokens/s, counts) within a relative
+ * tolerance rel (0: bit-equal); 0 otherwise. */
+int eval_alike(const eval_result *a, const eval_result *b, double rel);
 
 /* Evaluate a strategy. budget_gib <= 0 means the cluster default (memory less reserve).
  * Returns 0 when evaluated (fits may still be 0), -1 when the strategy is invalid. */

@@ -108,26 +108,41 @@ strategy_t strat_default(void)
 	return s;
 }
 
-int strat_resolve(strategy_t *s, int devices, char *why, size_t n)
+/* What strat_resolve derives: dp from the devices when it is 0 and the global batch when it
+ * is 0, into *dp and *gb; 0, or -1 with the reason when they cannot be derived. */
+static int resolved(const strategy_t *s, int devices, int *dp, int *gb, char *why, size_t n)
 {
+	*dp = s->dp;
+	*gb = s->global_batch;
 	if (devices <= 0)
 		return why_set(why, n, "devices must be a positive integer (got %d)", devices);
 	if (s->tp <= 0 || s->pp <= 0 || s->cp <= 0)
 		return why_set(why, n, "tp, pp and cp must be positive integers");
 	long long mp = (long long)s->tp * s->pp * s->cp;
-	if (s->dp == 0) {
+	if (*dp == 0) {
 		if (devices % mp)
 			return why_set(why, n, "tp*pp*cp = %lld does not divide %d devices", mp, devices);
-		s->dp = (int)(devices / mp);
+		*dp = (int)(devices / mp);
 	}
-	if (s->global_batch == 0 && s->dp > 0) {
+	if (*gb == 0 && *dp > 0) {
 		/* default: enough micro-batches (2*pp) to keep the pipeline mostly busy */
-		long long gb = (long long)s->dp * s->micro_batch * (s->pp > 1 ? 2 * s->pp : 1);
-		if (gb > (1 << 30))
-			return why_set(why, n, "global_batch would default to %lld, over the 2^30 limit: set it explicitly", gb);
-		s->global_batch = (int)gb;
+		long long g = (long long)*dp * s->micro_batch * (s->pp > 1 ? 2 * s->pp : 1);
+		if (g > (1 << 30))
+			return why_set(why, n, "global_batch would default to %lld, over the 2^30 limit: set it explicitly", g);
+		*gb = (int)g;
 	}
 	return 0;
+}
+
+int strat_resolve(strategy_t *s, int devices, char *why, size_t n)
+{
+	int dp, gb;
+	int rc = resolved(s, devices, &dp, &gb, why, n);
+	if (dp > 0 && s->dp == 0)
+		s->dp = dp; /* a dp derived before the global batch failed is kept, as before */
+	if (!rc)
+		s->global_batch = gb;
+	return rc;
 }
 
 int strat_microbatches(const strategy_t *s)
@@ -176,6 +191,11 @@ static int check_degrees(const strategy_t *s, int devices, char *why, size_t n)
 		{"ep", s->ep}, {"etp", s->etp}, {"micro_batch", s->micro_batch},
 		{"global_batch", s->global_batch}, {"seq_length", s->seq},
 	};
+	/* a dp or global batch left to strat_resolve that it could not derive: say why, so the
+	 * caller reports it as any other rule (eval --json prints valid: false) */
+	int dp, gb;
+	if ((s->dp == 0 || s->global_batch == 0) && resolved(s, devices, &dp, &gb, why, n))
+		return -1;
 	for (size_t i = 0; i < sizeof deg / sizeof deg[0]; i++)
 		if (deg[i].v <= 0)
 			return why_set(why, n, "%s must be a positive integer (got %d)", deg[i].name, deg[i].v);

@@ -3,11 +3,12 @@
 #include "io/text.h"
 #include "core/framework.h"
 
+#include <string.h>
+
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-static void strategy_json(json_w *w, const strategy_t *s, const model_t *m)
+void report_degrees_json(json_w *w, const strategy_t *s)
 {
-	json_obj_begin(w, "strategy");
 	json_int(w, "dp", s->dp);
 	json_int(w, "tp", s->tp);
 	json_int(w, "pp", s->pp);
@@ -19,6 +20,12 @@ static void strategy_json(json_w *w, const strategy_t *s, const model_t *m)
 	json_bool(w, "sp", s->sp);
 	json_int(w, "zero", s->zero);
 	json_int(w, "micro_batch", s->micro_batch);
+}
+
+static void strategy_json(json_w *w, const strategy_t *s, const model_t *m)
+{
+	json_obj_begin(w, "strategy");
+	report_degrees_json(w, s);
 	json_int(w, "global_batch", s->global_batch);
 	json_int(w, "seq_length", s->seq);
 	json_str(w, "recompute", strat_recompute_name(s->recompute));
@@ -107,6 +114,8 @@ void report_json_members(json_w *w, const plan_t *p, const eval_result *r)
 	json_num(w, "ep_s", r->ep);
 	json_num(w, "pp_s", r->pp);
 	json_num(w, "dp_s", r->dp);
+	/* what dp_s synchronises: with one replica the cp ranks or the experts' own group */
+	json_str(w, "dp_group", eval_dp_group_name(r->dp_group));
 	json_int(w, "microbatches", r->microbatches);
 	json_int(w, "slowest_stage", r->slow_stage);
 	json_arr_begin(w, "stages");
@@ -203,20 +212,34 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 			100 * r->hfu);
 }
 
-void report_compare(FILE *f, const eval_result *ref, const eval_result *c)
+int report_compare_rows(const eval_result *ref, const eval_result *c, report_diff out[REPORT_DIFF_ROWS])
 {
 	eval_part a[EVAL_NPARTS], b[EVAL_NPARTS];
 	eval_step_parts(ref, a);
 	eval_step_parts(c, b);
-	fprintf(f, "  %-11s %12s %12s %12s\n", "", "plan", "candidate", "difference");
+	int n = 0;
 	for (int i = 0; i < EVAL_NPARTS; i++) {
 		if (a[i].s == 0 && b[i].s == 0)
 			continue;
-		fprintf(f, "  %-11s %10.4g s %10.4g s %+10.4g s\n", a[i].name, a[i].s, b[i].s, b[i].s - a[i].s);
+		/* the two may name the dp part differently (dp = 1 on one side): the generic name */
+		out[n++] = (report_diff){strcmp(a[i].name, b[i].name) ? "dp comm" : a[i].name, a[i].s, b[i].s, 0};
 	}
-	fprintf(f, "  %-11s %10.4g s %10.4g s %+10.4g s\n", "step", ref->step, c->step, c->step - ref->step);
-	fprintf(f, "  %-11s %8.2f GiB %8.2f GiB %+8.2f GiB\n", "peak memory", ref->peak_bytes / GIB,
-			c->peak_bytes / GIB, (c->peak_bytes - ref->peak_bytes) / GIB);
+	out[n++] = (report_diff){"step", ref->step, c->step, 0};
+	out[n++] = (report_diff){"peak memory", ref->peak_bytes / GIB, c->peak_bytes / GIB, 1};
+	return n;
+}
+
+void report_compare(FILE *f, const eval_result *ref, const eval_result *c)
+{
+	report_diff d[REPORT_DIFF_ROWS];
+	int n = report_compare_rows(ref, c, d);
+	fprintf(f, "  %-11s %12s %12s %12s\n", "", "plan", "candidate", "difference");
+	for (int i = 0; i < n; i++)
+		if (d[i].gib)
+			fprintf(f, "  %-11s %8.2f GiB %8.2f GiB %+8.2f GiB\n", d[i].name, d[i].ref, d[i].cand,
+					d[i].cand - d[i].ref);
+		else
+			fprintf(f, "  %-11s %10.4g s %10.4g s %+10.4g s\n", d[i].name, d[i].ref, d[i].cand, d[i].cand - d[i].ref);
 }
 
 void report_csv_header(FILE *f)

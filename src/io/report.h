@@ -14,8 +14,23 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r);
 void report_json(json_w *w, const char *key, const plan_t *p, const eval_result *r);
 /* The members of report_json's object, to extend it with more keys (strata ilp). */
 void report_json_members(json_w *w, const plan_t *p, const eval_result *r);
+/* The degrees of s and the settings that go with them (dp tp pp vpp cp cp_kind ep etp sp
+ * zero micro_batch), as members of the object being written: the head of "strategy". */
+void report_degrees_json(json_w *w, const strategy_t *s);
 /* CSV header line matching report_csv_row. */
 void report_csv_header(FILE *f);
+/* One row of a comparison of two evaluations: a part of the step time, the step, or the
+ * peak memory (gib: in GiB, else seconds). */
+typedef struct {
+	const char *name;
+	double ref, cand;
+	int gib;
+} report_diff;
+#define REPORT_DIFF_ROWS (EVAL_NPARTS + 2)
+/* The rows of report_compare into out[REPORT_DIFF_ROWS] (the parts either side has, then
+ * the step and the peak memory); returns how many. The explorer's search table shows them
+ * too. */
+int report_compare_rows(const eval_result *ref, const eval_result *c, report_diff out[REPORT_DIFF_ROWS]);
 /* Where candidate c differs from the reference plan ref: each part of the step time, the
  * step and the peak memory, side by side (search --compare). */
 void report_compare(FILE *f, const eval_result *ref, const eval_result *c);

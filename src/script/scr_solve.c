@@ -542,6 +542,24 @@ static int scr_search_engine(lua_State *L, int top)
 			lua_pushnumber(L, -it->score); /* back to the script's higher-is-better */
 			lua_setfield(L, -2, "score");
 		}
+		/* the strategies with identical results merged into this one, as search --json */
+		lua_pushinteger(L, it->alike);
+		lua_setfield(L, -2, "alike");
+		lua_createtable(L, it->alike < SEARCH_MAX_ALIKE ? it->alike : SEARCH_MAX_ALIKE, 0);
+		for (int a = 0; a < it->alike && a < SEARCH_MAX_ALIKE; a++) {
+			strategy_t t = it->s;
+			search_knobs_apply(&it->alike_k[a], &t);
+			json_w w;
+			scr_tbuild b;
+			scr_tbuild_init(&b, L, &w); /* the keys of search --json's alike_strategies */
+			json_obj_begin(&w, NULL);
+			report_degrees_json(&w, &t);
+			json_str(&w, "recompute", strat_recompute_name(t.recompute));
+			json_str(&w, "schedule", strat_schedule_name(t.schedule));
+			json_obj_end(&w);
+			lua_rawseti(L, -2, a + 1);
+		}
+		lua_setfield(L, -2, "alike_strategies");
 		lua_pushliteral(L, "two-level");
 		lua_setfield(L, -2, "engine");
 		lua_setfield(L, -2, "search");

@@ -387,7 +387,8 @@ static int inner(search_space *sp, const pin_set *pins, const search_cand *c, in
 	/* the inner level shares one time budget: a slow solve (a timeout keeps its best plan)
 	 * must not stall an interactive search; candidates past the budget stay even */
 	int per = o->ilp_time_limit_ms > 0 ? o->ilp_time_limit_ms : SEARCH_ILP_MS;
-	double total = (o->ilp_budget_ms > 0 ? o->ilp_budget_ms : SEARCH_ILP_BUDGET_MS) / 1e3, t0 = now_s();
+	double total = (o->ilp_budget_ms > 0 ? o->ilp_budget_ms : SEARCH_ILP_BUDGET_MS) / 1e3 - sp->ilp_spent;
+	double t0 = now_s();
 	for (int i = 0; i < nc; i++) {
 		if (o->cancel && atomic_load(o->cancel)) {
 			r->cancelled = 1;
@@ -418,6 +419,7 @@ static int inner(search_space *sp, const pin_set *pins, const search_cand *c, in
 	}
 	free(ir);
 	free(er);
+	sp->ilp_spent += now_s() - t0; /* a deeper search again (search_run) shares the budget */
 	qsort(r->item, (size_t)r->n, sizeof *r->item, item_cmp);
 	/* candidates that differed only in what the ILP decides (the recompute mode, say) can
 	 * end as the same plan: keep its first (best, canonical) occurrence */
@@ -431,6 +433,126 @@ static int inner(search_space *sp, const pin_set *pins, const search_cand *c, in
 	}
 	r->n = k;
 	return 0;
+}
+
+/* ---------- merging identical results ---------- */
+
+static int near(double x, double y)
+{
+	return x == y || fabs(x - y) <= SEARCH_ALIKE_REL * fmax(fabs(x), fabs(y));
+}
+
+/* How many knobs of s are off their defaults: what makes a plan harder to run. */
+static int knobs_set(const strategy_t *s)
+{
+	return (s->tp > 1) + (s->pp > 1) + (s->vpp > 1) + (s->cp > 1) + (s->cp > 1 && s->cp_kind == CP_ULYSSES) +
+		(s->ep > 1) + (s->etp > 1) + (s->zero > 0) + (s->micro_batch > 1) + (s->tp > 1 && !s->sp) +
+		(s->recompute != RC_NONE) + (s->pp > 1 && s->schedule != SCHED_1F1B);
+}
+
+/* Which of two strategies with identical results a merged row shows: the fewer knobs off
+ * their defaults, then the smaller degrees, then the canonical order. */
+static int simpler_cmp(const strategy_t *a, const strategy_t *b)
+{
+	int ka = knobs_set(a), kb = knobs_set(b);
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	double da = (double)a->tp * a->pp * a->vpp * a->cp * a->ep * a->etp * a->micro_batch;
+	double db = (double)b->tp * b->pp * b->vpp * b->cp * b->ep * b->etp * b->micro_batch;
+	if (da != db)
+		return da < db ? -1 : 1;
+	return search_canon_cmp(a, b);
+}
+
+static search_knobs knobs_of(const strategy_t *s)
+{
+	search_knobs k = {s->dp, s->tp, s->pp, s->vpp, s->cp, s->cp_kind, s->ep, s->etp, s->zero, s->micro_batch,
+		s->sp, s->recompute, s->schedule};
+	return k;
+}
+
+void search_knobs_apply(const search_knobs *k, strategy_t *s)
+{
+	s->dp = k->dp;
+	s->tp = k->tp;
+	s->pp = k->pp;
+	s->vpp = k->vpp;
+	s->cp = k->cp;
+	s->cp_kind = (uint8_t)k->cp_kind;
+	s->ep = k->ep;
+	s->etp = k->etp;
+	s->zero = k->zero;
+	s->micro_batch = k->micro_batch;
+	s->sp = k->sp;
+	s->recompute = (uint8_t)k->recompute;
+	s->schedule = (uint8_t)k->schedule;
+}
+
+/* The figures the search reports of an item besides its evaluation. */
+static int items_alike(const search_item *a, const search_item *b)
+{
+	return a->ilp_status == b->ilp_status && a->ilp_applied == b->ilp_applied && near(a->score, b->score) &&
+		near(a->step, b->step) && near(a->peak_gib, b->peak_gib) && near(a->mfu, b->mfu) &&
+		near(a->tokens_per_s, b->tokens_per_s) && near(a->even_step, b->even_step) &&
+		near(a->even_peak_gib, b->even_peak_gib) && near(a->ilp_gain, b->ilp_gain);
+}
+
+/* Merge the items (sorted, best first) whose results are identical: every figure the
+ * search reports and eval_run gives for their strategies (what eval --json prints) within
+ * SEARCH_ALIKE_REL. Such strategies differ in nothing the user can measure (dp traded for
+ * cp and micro-batch where both cross the same links, vpp values with the same bubble and
+ * memory, ...); the simplest shows the group and counts the others. Returns how many were
+ * merged, -1 when out of memory. */
+static int merge_alike(const search_space *sp, search_result *r)
+{
+	const search_job *j = sp->job;
+	eval_result *ea = malloc(sizeof *ea), *eb = malloc(sizeof *eb);
+	if (!ea || !eb) {
+		free(ea);
+		free(eb);
+		return -1;
+	}
+	int k = 0, merged = 0;
+	for (int i = 0; i < r->n; i++) {
+		search_item *it = &r->item[i];
+		int into = -1, have = 0;
+		/* kept items are in score order: only those within the tolerance can be alike */
+		for (int g = k - 1; g >= 0 && near(r->item[g].score, it->score) && into < 0; g--) {
+			if (!items_alike(&r->item[g], it))
+				continue;
+			if (!have && eval_run(j->model, j->cluster, j->devices, &it->s, sp->budget_gib, eb))
+				break;
+			have = 1;
+			if (eval_run(j->model, j->cluster, j->devices, &r->item[g].s, sp->budget_gib, ea) == 0 &&
+					eval_alike(ea, eb, SEARCH_ALIKE_REL))
+				into = g;
+		}
+		if (into < 0) {
+			r->item[k++] = *it;
+			continue;
+		}
+		search_item *grp = &r->item[into];
+		search_knobs add = knobs_of(&it->s);
+		if (simpler_cmp(&it->s, &grp->s) < 0) {
+			/* the simpler strategy shows the group, which keeps its list */
+			add = knobs_of(&grp->s);
+			int n = grp->alike;
+			search_knobs list[SEARCH_MAX_ALIKE];
+			memcpy(list, grp->alike_k, sizeof list);
+			*grp = *it;
+			grp->alike = n;
+			memcpy(grp->alike_k, list, sizeof list);
+		}
+		if (grp->alike < SEARCH_MAX_ALIKE)
+			grp->alike_k[grp->alike] = add;
+		grp->alike++;
+		merged++;
+	}
+	r->n = k;
+	qsort(r->item, (size_t)r->n, sizeof *r->item, item_cmp);
+	free(ea);
+	free(eb);
+	return merged;
 }
 
 /* ---------- driver ---------- */
@@ -492,29 +614,61 @@ int search_run(const search_job *job, const pin_set *pins, const search_opts *o,
 	double least = 0;
 	strategy_t least_s;
 	memset(&least_s, 0, sizeof least_s);
-	if (outer(sp, nthreads, r, &cand, &ncand, &least, &least_s)) {
-		why_set(r->why, sizeof r->why, "out of memory");
-		rc = -1;
-		goto done;
-	}
-	if (sp->aborted)
-		goto aborted;
-	r->least_peak_gib = least / GIB;
-	if (opt.cancel && atomic_load(opt.cancel))
-		r->cancelled = 1;
-	double t1 = now_s();
-	r->outer_s = t1 - t0;
+	/* a deeper pool, when merging leaves too few rows, at most this deep */
+	int pool_cap = sp->pool > SEARCH_MAX_POOL ? sp->pool : SEARCH_MAX_POOL;
+	double outer_s = 0, inner_s = 0, ta = t0;
 	char ilp_why[256] = "";
-	if (!r->cancelled && inner(sp, pins, cand, ncand, r, ilp_why, sizeof ilp_why)) {
-		why_set(r->why, sizeof r->why, "out of memory");
-		rc = -1;
-		goto done;
+	for (;;) {
+		if (outer(sp, nthreads, r, &cand, &ncand, &least, &least_s)) {
+			why_set(r->why, sizeof r->why, "out of memory");
+			rc = -1;
+			goto done;
+		}
+		if (sp->aborted)
+			goto aborted;
+		r->least_peak_gib = least / GIB;
+		if (opt.cancel && atomic_load(opt.cancel))
+			r->cancelled = 1;
+		double t1 = now_s();
+		outer_s += t1 - ta;
+		if (!r->cancelled && inner(sp, pins, cand, ncand, r, ilp_why, sizeof ilp_why)) {
+			why_set(r->why, sizeof r->why, "out of memory");
+			rc = -1;
+			goto done;
+		}
+		if (sp->aborted)
+			goto aborted;
+		int merged = merge_alike(sp, r);
+		if (merged < 0) {
+			why_set(r->why, sizeof r->why, "out of memory");
+			rc = -1;
+			goto done;
+		}
+		ta = now_s();
+		inner_s += ta - t1;
+		/* merged rows left fewer distinct results than asked although the outer level
+		 * kept a full pool: search again with a deeper one, so the top K counts distinct
+		 * results (deterministic: the pools and their thresholds do not depend on timing) */
+		if (!merged || r->n >= opt.top || ncand < sp->pool || r->cancelled || sp->pool >= pool_cap)
+			break;
+		long long shapes = r->shapes, shapes_valid = r->shapes_valid;
+		search_free(r);
+		memset(r, 0, sizeof *r);
+		r->shapes = shapes;
+		r->shapes_valid = shapes_valid;
+		free(cand);
+		cand = NULL;
+		ncand = 0;
+		least = 0;
+		ilp_why[0] = 0;
+		sp->pool = sp->pool < pool_cap / 4 ? 4 * sp->pool : pool_cap;
 	}
-	if (sp->aborted)
-		goto aborted;
+	r->outer_s = outer_s;
+	r->inner_s = inner_s;
 	if (r->n > opt.top)
 		r->n = opt.top;
-	r->inner_s = now_s() - t1;
+	for (int i = 0; i < r->n; i++)
+		r->merged += r->item[i].alike;
 
 	if (r->n == 0) {
 		char desc[256];

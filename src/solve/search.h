@@ -69,6 +69,16 @@ typedef struct {
 	void *hook_user;           /* for filter and score */
 } search_opts;
 
+#define SEARCH_MAX_ALIKE 16         /* merged strategies an item lists (it counts them all) */
+#define SEARCH_ALIKE_REL 1e-9        /* relative tolerance of "identical results" */
+#define SEARCH_MAX_POOL 4096         /* how deep the outer level may keep candidates when
+                                      * merging leaves fewer than top distinct results */
+
+/* The macro knobs of a strategy: what tells apart the strategies merged into one result. */
+typedef struct {
+	int dp, tp, pp, vpp, cp, cp_kind, ep, etp, zero, micro_batch, sp, recompute, schedule;
+} search_knobs;
+
 /* One ranked result. */
 typedef struct {
 	strategy_t s;              /* the strategy, with the ILP's split and recompute ranges
@@ -80,6 +90,12 @@ typedef struct {
 	int ilp_applied;           /* s carries the ILP plan exactly (eval_run reproduces it) */
 	double ilp_ms;
 	double ilp_gain;           /* even_step / step - 1: the ILP's gain over the even split */
+	/* Other strategies the search kept whose results are identical to this one's (every
+	 * figure eval --json and the search report within SEARCH_ALIKE_REL: search_alike), merged
+	 * into it; it is the simplest of them (fewest knobs off their defaults, then the smaller
+	 * degrees). alike counts them, alike_k lists the first SEARCH_MAX_ALIKE. */
+	int alike;
+	search_knobs alike_k[SEARCH_MAX_ALIKE];
 } search_item;
 
 typedef struct {
@@ -100,9 +116,13 @@ typedef struct {
 	int aborted;               /* a hook aborted the search: why says why */
 	int n;
 	search_item *item;         /* n results, best first; search_free releases them */
+	int merged;                /* strategies merged into the n results (their alike counts) */
 	char why[320];             /* n == 0: why nothing was found */
 	double least_peak_gib;     /* smallest peak of a valid strategy seen (0: none) */
 } search_result;
+
+/* s with the knobs k (the layer split and recompute ranges of s are kept). */
+void search_knobs_apply(const search_knobs *k, strategy_t *s);
 
 /* Run the search. pins may be NULL (the plain automatic planner). Returns 0 (results may
  * be empty: r->why says why), -1 on bad input, out of memory or a hook's abort (r->why). */

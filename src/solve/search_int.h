@@ -72,6 +72,7 @@ typedef struct {
 	int have_why;
 	int aborted;               /* a hook aborted: hook_why says why (hooks run on one thread) */
 	char hook_why[SEARCH_WHY];
+	double ilp_spent;          /* seconds the inner level has used (over deeper re-runs) */
 } search_space;
 
 /* One thread's share: its heap, counters and the first rejection it saw. */

@@ -4,6 +4,7 @@
 #include "tui/actions.h"
 #include "tui/keys.h"
 #include "tui/layout.h"
+#include "tui/panes.h"
 #include "tui/tasks.h"
 
 #include <string.h>
@@ -161,7 +162,7 @@ static void review_key(tui_app *a, int key)
 static void cands_key(tui_app *a, int key)
 {
 	tui_cands *c = a->cands;
-	if (tui_list_key(key, &c->sel, c->r.n, LINES > 6 ? LINES - 5 : 1))
+	if (tui_list_key(key, &c->sel, c->r.n, tui_cands_list_rows(LINES)))
 		return;
 	if (key == KEY_ESC || key == 'q')
 		a->mode = MODE_NORMAL;

@@ -15,6 +15,7 @@ static const char *const commands[] = {
 	":export TARGET [FILE]   :lua FILE [ARGS...]   :ilp   :search",
 	"after i: Enter or y keeps the ILP plan, n or Esc discards it",
 	"search table: j/k move, Enter applies (pins kept, u undoes), Esc closes",
+	"  a row's ! : unvalidated regime; +N : N strategies with identical results merged",
 };
 
 /* Lines of the help text: the bindings, then the commands. */

@@ -1,11 +1,25 @@
 /* overlay_cands.c - the search's candidates table: what was searched (strategies in the
  * space, the rate, how many fit, the time of each level), then one row per candidate,
- * best first: strategy, peak memory, step time, MFU, tokens/s and the ILP's gain over
- * the even split. */
+ * best first: strategy (with +N when strategies with identical results are merged into
+ * it, and ! when it relies on a regime no validation run measures), peak memory, step
+ * time, MFU, tokens/s and the ILP's gain over the even split; under the list, the selected
+ * candidate against the current plan, part by part (report_compare_rows, as `strata
+ * search --compare`), with its unvalidated regimes and merged strategies spelt out. */
+#include "core/regime.h"
+#include "io/report.h"
 #include "tui/panes.h"
 #include "tui/tasks.h"
 
 #include <stdio.h>
+#include <string.h>
+
+#define DETAIL_ROWS 4 /* the selected candidate's comparison under the list */
+
+int tui_cands_list_rows(int rows)
+{
+	int n = rows - 3 - (rows >= 16 ? DETAIL_ROWS : 0);
+	return n > 1 ? n : 1;
+}
 
 /* 1234567 -> "1.23M": the space sizes run from hundreds to billions */
 static void count_text(char *out, size_t n, double v)
@@ -30,6 +44,61 @@ static void gain_text(const search_item *it, char *out, size_t n)
 		snprintf(out, n, "%s", it->ilp_status < 0 ? "-" : ilp_status_name(it->ilp_status));
 }
 
+/* The selected candidate against the current plan, from row y: the step and the peak
+ * memory, the difference of each part of the step (the rows of search --compare), then
+ * its unvalidated regimes and the strategies merged into it. */
+static void cands_detail(tui_app *a, int y, int cols)
+{
+	tui_cands *c = a->cands;
+	const search_item *it = &c->r.item[c->sel];
+	const plan_t *p = a->plan;
+	attr_t lab = a->attr[ROLE_LABEL], val = a->attr[ROLE_NORMAL], tit = a->attr[ROLE_TITLE];
+	if (c->ev_for != c->sel + 1) {
+		eval_run(&p->model, &p->cluster, p->devices, &it->s, p->budget_gib, &c->ev);
+		c->ev_for = c->sel + 1;
+	}
+	if (!a->cur_valid || !a->have_res || !c->ev.valid) {
+		tui_textf(y, 0, cols, tit, " #%d against the plan: %s", c->sel + 1,
+				!c->ev.valid ? c->ev.why : a->cur_valid ? "no evaluation" : a->cur_why);
+	} else {
+		report_diff d[REPORT_DIFF_ROWS];
+		int n = report_compare_rows(a->res, &c->ev, d);
+		const report_diff *step = &d[n - 2], *peak = &d[n - 1];
+		tui_textf(y, 0, cols, tit, " #%d vs the plan: step %.4g s (%+.4g s, %+.1f%% tok/s) %s peak %.1f GiB (%+.1f)",
+				c->sel + 1, step->cand, step->cand - step->ref, 100 * (step->ref / step->cand - 1), a->g->dot,
+				peak->cand, peak->cand - peak->ref);
+		/* the parts, as many to a line as fit, on two lines */
+		int x = 1, line = 1;
+		for (int i = 0; i < n - 2 && line <= 2; i++) {
+			char one[64];
+			int w = snprintf(one, sizeof one, "%s %+.3gs", d[i].name, d[i].cand - d[i].ref);
+			if (x + w + 2 > cols && x > 1) {
+				if (++line > 2)
+					break;
+				x = 1;
+			}
+			tui_text(y + line, x, cols - x, val, one);
+			x += w + 2;
+		}
+	}
+	char rg[96], al[400] = "";
+	unsigned u = regime_unvalidated(&p->model, &p->cluster, &it->s);
+	regime_text(u, &it->s, rg, sizeof rg);
+	size_t l = 0;
+	for (int i = 0; i < it->alike && i < SEARCH_MAX_ALIKE && l + 1 < sizeof al; i++) {
+		strategy_t t = it->s;
+		search_knobs_apply(&it->alike_k[i], &t);
+		t.nchunks = 0; /* the split is the row's */
+		char one[128];
+		tui_strategy_text(&t, &p->model, one, sizeof one);
+		l += (size_t)snprintf(al + l, sizeof al - l, "%s %s", i ? ";" : ":", one);
+	}
+	if (u)
+		tui_textf(y + 3, 0, cols, lab, " ! unvalidated: %s %s +%d alike%s", rg, a->g->dot, it->alike, al);
+	else
+		tui_textf(y + 3, 0, cols, lab, " validated regimes %s +%d alike%s", a->g->dot, it->alike, al);
+}
+
 void tui_overlay_cands(tui_app *a, int rows, int cols)
 {
 	tui_cands *c = a->cands;
@@ -45,25 +114,32 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 			" Search %s %s strategies (%s/s) %s %s fit %s ILP refined %d %s %.2f s (outer %.2f, ILP %.2f)",
 			a->g->dot, space, rate, a->g->dot, fit, a->g->dot, r->refined, a->g->dot, c->wall_s, r->outer_s,
 			r->inner_s);
-	int sw = cols - 42; /* the strategy column takes what the numbers leave */
+	int sw = cols - 45; /* the strategy column takes what the numbers and marks leave */
 	if (sw < 20)
 		sw = 20;
-	tui_textf(1, 0, cols, a->attr[ROLE_TITLE], "   # %-*s %6s %7s %6s %7s %6s", sw, "strategy", "GiB", "step s",
+	tui_textf(1, 0, cols, a->attr[ROLE_TITLE], "   #    %-*s %6s %7s %6s %7s %6s", sw, "strategy", "GiB", "step s",
 			"MFU", "tok/s", "ILP");
-	int avail = rows - 3;
+	int avail = tui_cands_list_rows(rows);
 	tui_list_scroll(c->sel, &c->top, avail);
 	for (int i = 0; i < avail && c->top + i < r->n; i++) {
 		int k = c->top + i, y = 2 + i;
 		const search_item *it = &r->item[k];
-		char st[256], tok[32], g[32];
+		char st[256], tok[32], g[32], al[4] = "";
 		tui_strategy_text(&it->s, &a->plan->model, st, sizeof st);
 		count_text(tok, sizeof tok, it->tokens_per_s);
 		gain_text(it, g, sizeof g);
+		/* the marks, as search's [unvalidated: ...] and +N alike; the selected row's
+		 * reasons and merged strategies are spelt out under the list */
+		unsigned u = regime_unvalidated(&a->plan->model, &a->plan->cluster, &it->s);
+		if (it->alike)
+			snprintf(al, sizeof al, it->alike < 10 ? "+%d" : "+>", it->alike);
 		attr_t at = a->attr[k == c->sel ? ROLE_SELECTED : ROLE_NORMAL];
 		tui_fill(y, 0, cols, at);
-		tui_textf(y, 0, cols, at, "%s%3d %-*.*s %6.1f %7.4g %5.1f%% %7s %6s", k == c->sel ? a->g->sel : " ", k + 1,
-				sw, sw, st, it->peak_gib, it->step, 100 * it->mfu, tok, g);
+		tui_textf(y, 0, cols, at, "%s%3d%s%-2s %-*.*s %6.1f %7.4g %5.1f%% %7s %6s", k == c->sel ? a->g->sel : " ",
+				k + 1, u ? "!" : " ", al, sw, sw, st, it->peak_gib, it->step, 100 * it->mfu, tok, g);
 	}
+	if (rows >= 16)
+		cands_detail(a, rows - 1 - DETAIL_ROWS, cols);
 	tui_textf(rows - 1, 0, cols, a->attr[ROLE_LABEL], "%s%s move %s Enter applies to the knobs (pins kept: %s; u undoes) %s Esc closes",
 			a->g->up, a->g->down, a->g->dot, c->pins[0] ? c->pins : "none", a->g->dot);
 }

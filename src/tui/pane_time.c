@@ -15,16 +15,17 @@ typedef struct {
 /* The parts worth a row, in a fixed order: compute always, the rest when non-zero. */
 static int parts_of(const eval_result *r, part *out)
 {
-	const part all[] = {
-		{"compute", r->compute, ROLE_T_COMPUTE}, {"recompute", r->recompute, ROLE_T_RECOMPUTE},
-		{"bubble", r->bubble, ROLE_T_BUBBLE}, {"tp comm", r->tp, ROLE_T_COMM}, {"cp comm", r->cp, ROLE_T_COMM},
-		{"ep comm", r->ep, ROLE_T_COMM}, {"pp comm", r->pp, ROLE_T_COMM}, {"dp comm", r->dp, ROLE_T_COMM},
-		{"optimizer", r->optimizer, ROLE_T_OPTIM},
+	/* the core's parts and names (eval_step_parts), coloured by kind */
+	static const tui_role role[EVAL_NPARTS] = {
+		ROLE_T_COMPUTE, ROLE_T_RECOMPUTE, ROLE_T_BUBBLE, ROLE_T_COMM, ROLE_T_COMM,
+		ROLE_T_COMM, ROLE_T_COMM, ROLE_T_COMM, ROLE_T_OPTIM,
 	};
+	eval_part all[EVAL_NPARTS];
+	eval_step_parts(r, all);
 	int n = 0;
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		if (i == 0 || all[i].v > 0)
-			out[n++] = all[i];
+	for (int i = 0; i < EVAL_NPARTS; i++)
+		if (i == 0 || all[i].s > 0)
+			out[n++] = (part){all[i].name, all[i].s, role[i]};
 	return n;
 }
 

@@ -32,5 +32,7 @@ void tui_overlay_pick(tui_app *a, int rows, int cols);
 void tui_overlay_text(tui_app *a, int rows, int cols);
 /* The search's candidates table (MODE_CANDS). */
 void tui_overlay_cands(tui_app *a, int rows, int cols);
+/* Rows of the search table's list on a screen of `rows` (what the page keys move by). */
+int tui_cands_list_rows(int rows);
 
 #endif

@@ -50,6 +50,8 @@ typedef struct tui_review {
 typedef struct tui_cands {
 	search_result r;        /* owns the items */
 	int sel, top;
+	eval_result ev;         /* the selected candidate's evaluation, for its comparison */
+	int ev_for;             /* 1 + the item ev holds (0: none), so moving re-evaluates */
 	double wall_s;          /* the whole search (both levels) */
 	char pins[256];         /* the pins it honoured, for the title */
 } tui_cands;

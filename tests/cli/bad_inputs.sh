@@ -159,6 +159,20 @@ st eval --json -n 512 --dp 3 --tp 8 --pp 4
 expect_rc "invalid with --json: exit 1" 1
 check "invalid with --json: stdout is JSON with valid=false and the error" \
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["valid"] is False and "does not equal" in d["error"]))' "$OUT"
+# dp that cannot be derived (tp*pp*cp does not divide the devices) is an invalid strategy
+# like any other: eval --json and ilp --json print the object with valid=false, dp 0 and
+# the rule, exit 1 (they used to print nothing on stdout)
+for cmd in eval ilp; do
+    st $cmd --json -n 512 --tp 3 --pp 4
+    expect_rc "$cmd --json --tp 3 (dp not derivable): exit 1" 1
+    check "$cmd --json --tp 3 (dp not derivable): stdout is JSON with valid=false, dp 0 and the rule" \
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["valid"] is False and d["strategy"]["dp"] == 0 and d["error"] == "tp*pp*cp = 12 does not divide 512 devices"))' "$OUT"
+    err_has "$cmd --json --tp 3 (dp not derivable): the rule on stderr" "tp*pp*cp = 12 does not divide 512 devices"
+done
+st eval --json $B/batch-overflow.yaml
+expect_rc "derived global batch overflowing int, --json: exit 1" 1
+check "derived global batch overflowing int, --json: valid=false names global_batch" \
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["valid"] is False and "global_batch would default" in d["error"]))' "$OUT"
 
 # derived global batch too large for an int: rejected (1 or 2), not undefined behaviour
 st eval $B/batch-overflow.yaml

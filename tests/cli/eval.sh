@@ -208,3 +208,29 @@ err_has "eval --framework megatron --schedule zb-v: refused with what Megatron-L
     "megatron cannot run schedule zb-v (it runs 1f1b, interleaved)"
 st eval --schedule zb-v
 expect_rc "eval framework auto --schedule zb-v: priced (auto names no framework), exit 0" 0
+
+# issue 17: no "dp comm" at dp = 1. One replica syncs no gradients over dp: dense plans show
+# no dp part (ZeRO 0-3 alike); what remains is the cp ranks' sync ("dp-cp comm") or the
+# experts' own data-parallel group (tp 8 over ep 2: "edp comm"), named so in JSON too
+for z in 0 1 2 3; do
+    st eval -m llama3-8b -n 8 --tp 8 --pp 1 --dp 1 --zero $z --budget 1000
+    check "dp 1, zero $z, dense: no dp comm row" eval '[ "$RC" -eq 0 ] && ! grep -q "dp comm" "$OUT"'
+    st eval -m llama3-8b -n 8 --tp 8 --pp 1 --dp 1 --zero $z --budget 1000 --json
+    check "dp 1, zero $z, dense: JSON dp_s 0, dp_group dp" python3 -c \
+        'import json,sys; t=json.load(open(sys.argv[1]))["time"]; sys.exit(not (t["dp_s"] == 0 and t["dp_group"] == "dp"))' "$OUT"
+done
+st eval -m mixtral-8x7b -n 16 --tp 8 --pp 2 --dp 1 --ep 2 --etp 1 --zero 1 --budget 1000
+check "dp 1, MoE with expert dp 4: an edp comm row, no dp comm row" \
+    eval 'grep -q "^  edp comm " "$OUT" && ! grep -q "^  dp comm" "$OUT"'
+st eval -m mixtral-8x7b -n 16 --tp 8 --pp 2 --dp 1 --ep 2 --etp 1 --zero 1 --budget 1000 --json
+check "dp 1, MoE with expert dp 4: JSON dp_s > 0 over dp_group edp" python3 -c \
+    'import json,sys; t=json.load(open(sys.argv[1]))["time"]; sys.exit(not (t["dp_s"] > 0 and t["dp_group"] == "edp"))' "$OUT"
+st eval -m mixtral-8x7b -n 16 --tp 2 --pp 8 --dp 1 --ep 2 --etp 1 --zero 1 --budget 1000 --json
+check "dp 1, MoE with expert dp 1: JSON dp_s 0" python3 -c \
+    'import json,sys; t=json.load(open(sys.argv[1]))["time"]; sys.exit(not (t["dp_s"] == 0))' "$OUT"
+st eval -m llama3-8b -n 16 --tp 8 --pp 1 --cp 2 --dp 1 --zero 1 --budget 1000
+check "dp 1, cp 2: a dp-cp comm row, no dp comm row" \
+    eval 'grep -q "^  dp-cp comm " "$OUT" && ! grep -q "^  dp comm" "$OUT"'
+st eval -m llama3-8b -n 16 --tp 8 --pp 1 --dp 2 --zero 1 --budget 1000 --json
+check "dp 2: JSON dp_group dp" python3 -c \
+    'import json,sys; t=json.load(open(sys.argv[1]))["time"]; sys.exit(not (t["dp_s"] > 0 and t["dp_group"] == "dp"))' "$OUT"

@@ -167,3 +167,59 @@ check "rank_published: one row per case with a rank" [ "$(grep -cE '^\| [A-Za-z0
 st search -m llama3-8b -c dgx-h100 -n 8 --seq 8192 --framework torchtitan --json --top 3
 check "search --framework torchtitan: every result keeps framework torchtitan" \
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d or any(r["strategy"]["framework"] != "torchtitan" for r in d))' "$OUT"
+
+# issue 17: strategies with identical results are one row. Llama-3-70B on 512 H100 traded
+# dp for cp and micro-batch with the same figures (dp 16 cp 8 mbs 2 = dp 8 cp 16 mbs 4, both
+# across nodes); the simpler shows the row, "+1 alike" counts the other
+st search -m llama3-70b -n 512 --top 10
+check "search alike: the table marks a merged row '+1 alike', the simpler strategy shown" \
+    grep -q "dp=16 tp=2 pp=2 cp=8(ring) zero=2 mbs=2 sp none zb-v uneven  +1 alike" "$OUT"
+check "search alike: the dp 8 cp 16 mbs 4 twin is no row of its own" \
+    eval '! grep -q "dp=8 tp=2 pp=2 cp=16(ring) zero=2 mbs=4 sp none zb-v" "$OUT"'
+out_has "search alike: a note says what +N alike means" "+N alike: N more strategies with identical results"
+# JSON (outer level only, so every strategy evaluates as it is): no two results alike, ten
+# rows, and each merged strategy evaluated on its own gives its row's figures
+cat >"$T/near.py" <<'PY'
+def near(a, b):
+    """every figure of a in b, numbers within 1e-9 relative (the search's tolerance)"""
+    if isinstance(a, dict):
+        return all(k in b and near(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(near(p, q) for p, q in zip(a, b))
+    if isinstance(a, (int, float)) and not isinstance(a, bool):
+        return a == b or abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+    return a == b
+def figs(x):
+    return {k: x[k] for k in ("memory", "time", "throughput")}
+PY
+st search -m llama3-70b -n 512 --top 10 --no-ilp --json
+cp "$OUT" "$T/alike.json"
+PYTHONPATH=$T python3 - "$T/alike.json" >"$T/alike" 2>&1 <<'PY'
+import json, sys
+from near import near, figs
+d = json.load(open(sys.argv[1]))
+print(len(d), "rows")
+for i in range(len(d)):
+    for j in range(i + 1, len(d)):
+        if near(figs(d[i]), figs(d[j])):
+            print("alike rows", i + 1, j + 1)
+merged = [(r, a) for r in d for a in r["search"]["alike_strategies"]]
+print(len(merged), "merged", sum(r["search"]["alike"] for r in d), "counted")
+for r, a in merged:
+    opt = {"micro_batch": "mbs"}
+    print("args", r["search"]["rank"], " ".join("--%s %s" % (opt.get(k, k), a[k]) for k in
+          ("dp", "tp", "pp", "vpp", "cp", "ep", "etp", "zero", "micro_batch", "recompute", "schedule")),
+          "--sp" if a["sp"] else "--no-sp", "--cp-ulysses" if a["cp_kind"] == "ulysses" else "")
+PY
+check "search alike --json: ten rows, no two alike, merged strategies listed as counted" \
+    eval 'grep -qx "10 rows" "$T/alike" && ! grep -q "^alike rows" "$T/alike" && grep -Eq "^([1-9][0-9]*) merged \1 counted$" "$T/alike"'
+bad=0 n=0
+while read -r _ rank args; do
+    n=$((n + 1))
+    "$STRATA" eval -m llama3-70b -n 512 $args --json >"$T/one.json" 2>/dev/null
+    PYTHONPATH=$T python3 -c 'import json, sys; from near import near, figs
+row = json.load(open(sys.argv[1]))[int(sys.argv[2]) - 1]
+sys.exit(not near(figs(row), json.load(open(sys.argv[3]))))' "$T/alike.json" "$rank" "$T/one.json" || bad=$((bad + 1))
+done < <(grep '^args' "$T/alike")
+check "search alike --json: each of the $n merged strategies, evaluated alone, gives its row's figures" \
+    [ "$bad" -eq 0 -a "$n" -gt 0 ]

@@ -115,9 +115,12 @@ keys s
 tcheck "s: the candidates table" wait_for " Search "
 check "s: columns strategy, GiB, step, MFU, tok/s, ILP" eval 'screen | grep -Eq "strategy +GiB +step s +MFU +tok/s +ILP"'
 check "s: the rate of the outer level" eval 'screen | grep -Eq "strategies \([0-9.]+[kMG]?/s\)"'
-check "s: candidates ranked, the first one selected" eval 'screen | grep -Eq "▸ +1 dp" && screen | grep -Eq "^ +2 dp"'
+# a row: the rank, ! when unvalidated, +N when strategies with identical results are merged
+check "s: candidates ranked, the first one selected" eval 'screen | grep -Eq "▸ +1[! ][+0-9 ]{2} dp" && screen | grep -Eq "^ +2[! ][+0-9 ]{2} dp"'
+check "s: under the list, the selected candidate against the plan, part by part, and its marks" \
+    eval 'screen | grep -Eq "^ #1 vs the plan: step [0-9.]+ s" && screen | grep -Eq "^ compute [-+]" && screen | grep -Eq "^ (! unvalidated: |validated regimes)"'
 keys j
-check "j: the second row selected" eval 'screen | grep -Eq "▸ +2 dp"'
+check "j: the second row selected" eval 'screen | grep -Eq "▸ +2[! ][+0-9 ]{2} dp" && screen | grep -Eq "^ #2 vs the plan: "'
 keys k Enter
 tcheck "Enter: candidate #1 applied" wait_for "applied candidate #1"
 check "Enter: the knobs changed (tp $tp0 -> $(knob tp))" [ "$(knob tp)" != "$tp0" ]
@@ -128,7 +131,7 @@ keys g j p
 wait_for "pinned tp=8"
 keys s
 wait_for " Search "
-check "s with tp pinned: the title names the pin, every row has tp8" eval 'screen | grep -Fq "pins kept: tp=8" && ! screen | grep -E "^.? +[0-9]+ dp" | grep -v " tp8 " | grep -q .'
+check "s with tp pinned: the title names the pin, every row has tp8" eval 'screen | grep -Fq "pins kept: tp=8" && ! screen | grep -E "^.? +[0-9]+[! ][+0-9 ]{2} dp" | grep -v " tp8 " | grep -q .'
 keys Enter
 tcheck "Enter with a pin: applied" wait_for "applied candidate #1"
 check "the pinned tp stays 8" eval '[ "$(knob tp)" = 8 ] && screen | grep -Eq "● tp +8"'

@@ -36,18 +36,10 @@
 
 static eval_result res, alt;
 
-/* 1 when two results agree on every figure the search and the user read. */
+/* 1 when two results agree, bit for bit, on every figure the search and the user read. */
 static int same(const eval_result *a, const eval_result *b)
 {
-	if (a->valid != b->valid || a->stages != b->stages)
-		return 0;
-	if (a->step != b->step || a->peak_bytes != b->peak_bytes || a->bubble != b->bubble || a->dp != b->dp ||
-			a->mfu != b->mfu)
-		return 0;
-	for (int st = 0; st < a->stages; st++)
-		if (a->mem[st].total != b->mem[st].total || a->st[st].fwd != b->st[st].fwd || a->st[st].bwd != b->st[st].bwd)
-			return 0;
-	return 1;
+	return eval_alike(a, b, 0);
 }
 
 static uint32_t rnd(uint32_t n);
@@ -182,7 +174,7 @@ int main(void)
 	char err[512];
 	double worst = 0;
 	long equiv = 0, bad_equiv = 0, mono = 0, bad_mono = 0;
-	long valid = 0, bad_finite = 0, bad_mfu = 0, bad_flops = 0, checked = 0;
+	long bad_dp1 = 0, valid = 0, bad_finite = 0, bad_mfu = 0, bad_flops = 0, checked = 0;
 	for (int i = 0; i < nmod; i++) {
 		if (plan_load_model(&m, models[i], &paths, err, sizeof err))
 			continue;
@@ -216,6 +208,17 @@ int main(void)
 				if (!(res.mfu <= res.hfu * (1 + 1e-12) && res.hfu <= ceil * SLACK) && bad_mfu++ < 3) {
 					show("MFU above HFU or HFU above the ceiling", models[i], clusters[j], &s, dev);
 					printf("    mfu %.3f hfu %.3f ceiling %.3f\n", res.mfu, res.hfu, ceil);
+				}
+				/* issue 17: dp comm at dp = 1. With one replica only the cp ranks and the
+				 * experts' own data-parallel group sync gradients; without them the part is 0,
+				 * and with them it is named after them, never "dp comm" */
+				if (s.dp == 1) {
+					long long edp = model_max_experts(&m) > 0 ? (long long)s.cp * s.tp / ((long long)s.ep * s.etp) : 1;
+					int none = s.cp == 1 && edp <= 1;
+					if ((none ? res.dp != 0 : res.dp > 0 && res.dp_group == EVAL_DP) && bad_dp1++ < 3) {
+						show("dp comm at dp = 1", models[i], clusters[j], &s, dev);
+						printf("    dp part %.9g s named %s\n", res.dp, eval_dp_group_name(res.dp_group));
+					}
 				}
 				strategy_t o;
 				const char *what = "";
@@ -256,6 +259,8 @@ int main(void)
 			"differ)", equiv, bad_equiv));
 	CHECK(bad_mono == 0, check_fmt("invariants: %ld monotone steps hold (recompute, micro-batch, ZeRO; %ld "
 			"violations)", mono, bad_mono));
+	CHECK(bad_dp1 == 0, check_fmt("invariants: at dp = 1 no dp comm without cp ranks or an expert data-parallel "
+			"group, and what there is is named after them (%ld violations)", bad_dp1));
 	CHECK(bad_flops == 0, check_fmt("invariants: model FLOPs the same for every strategy of a job, expert "
 			"tensor parallelism included (%ld violations)", bad_flops));
 	return check_done();

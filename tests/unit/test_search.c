@@ -46,7 +46,8 @@ typedef struct {
 	double step, peak;
 } bf_item;
 
-static bf_item top[K];
+#define BK (8 * K) /* brute()'s list: deep enough to hold K distinct results (group_brute) */
+static bf_item top[BK];
 static int ntop;
 static double best, bf_ref;
 static long long nfit, bf_faster;
@@ -66,9 +67,9 @@ static void bf_offer(const strategy_t *s, double step, double peak)
 	bf_faster += step < bf_ref;
 	if (step < best)
 		best = step;
-	if (ntop == K && !before(s, step, peak, &top[K - 1]))
+	if (ntop == BK && !before(s, step, peak, &top[BK - 1]))
 		return;
-	int i = ntop < K ? ntop++ : K - 1;
+	int i = ntop < BK ? ntop++ : BK - 1;
 	while (i > 0 && before(s, step, peak, &top[i - 1])) {
 		top[i] = top[i - 1];
 		i--;
@@ -168,17 +169,65 @@ static int same_items(const search_result *a, const search_result *b)
 	return 1;
 }
 
-/* The search's items equal brute()'s top in order (keys: step, or score). */
+/* brute()'s list grouped as the search merges it: an entry joins the first group whose
+ * first entry evaluates alike (every figure within SEARCH_ALIKE_REL); into grp[ntop], the
+ * first entry of each group into first[]. Returns the number of groups. */
+static int group_brute(int *grp, int *first)
+{
+	static eval_result ea, eb;
+	int ng = 0;
+	for (int i = 0; i < ntop; i++) {
+		grp[i] = -1;
+		eval_run(&plan.model, &plan.cluster, plan.devices, &top[i].s, plan.budget_gib, &eb);
+		for (int g = 0; g < ng && grp[i] < 0; g++)
+			if (eval_run(&plan.model, &plan.cluster, plan.devices, &top[first[g]].s, plan.budget_gib, &ea) == 0 &&
+					eval_alike(&ea, &eb, SEARCH_ALIKE_REL))
+				grp[i] = g;
+		if (grp[i] < 0) {
+			first[ng] = i;
+			grp[i] = ng++;
+		}
+	}
+	return ng;
+}
+
+/* s is an entry of group g of brute()'s list. */
+static int in_group(const strategy_t *s, const int *grp, int g)
+{
+	for (int i = 0; i < ntop; i++)
+		if (grp[i] == g && !search_canon_cmp(s, &top[i].s))
+			return 1;
+	return 0;
+}
+
+/* The search's items are brute()'s top distinct results in order (keys: step, or score):
+ * item k is a strategy of the k-th group of identical results, and so is every strategy
+ * merged into it (it cannot count more than the group holds). */
 static int same_as_brute(const search_result *r, int by_score)
 {
-	int same = r->n == ntop;
-	for (int k = 0; same && k < ntop; k++)
-		same = (by_score ? r->item[k].score : r->item[k].step) == top[k].step &&
-				!search_canon_cmp(&r->item[k].s, &top[k].s);
+	int grp[BK], first[BK];
+	int ng = group_brute(grp, first);
+	int want = ng < K ? ng : K;
+	int same = r->n == want && (ng >= K || ntop < BK);
+	for (int k = 0; same && k < r->n; k++) {
+		const search_item *it = &r->item[k];
+		int members = 0;
+		for (int i = 0; i < ntop; i++)
+			members += grp[i] == k;
+		double key = by_score ? it->score : it->step, want_key = top[first[k]].step;
+		same = fabs(key - want_key) <= SEARCH_ALIKE_REL * want_key && in_group(&it->s, grp, k) &&
+				it->alike + 1 <= members;
+		for (int a = 0; same && a < it->alike && a < SEARCH_MAX_ALIKE; a++) {
+			strategy_t t = it->s;
+			search_knobs_apply(&it->alike_k[a], &t);
+			same = in_group(&t, grp, k);
+		}
+	}
 	if (!same)
-		for (int k = 0; k < ntop || k < r->n; k++)
-			printf("  %d: search %.9g  brute %.9g\n", k,
-					k < r->n ? (by_score ? r->item[k].score : r->item[k].step) : NAN, k < ntop ? top[k].step : NAN);
+		for (int k = 0; k < ng || k < r->n; k++)
+			printf("  %d: search %.9g (+%d alike)  brute %.9g\n", k,
+					k < r->n ? (by_score ? r->item[k].score : r->item[k].step) : NAN, k < r->n ? r->item[k].alike : 0,
+					k < ng ? top[first[k]].step : NAN);
 	return same;
 }
 
@@ -232,8 +281,8 @@ static void test_brute_force(void)
 			CHECK(r.item[0].step <= raw_best, name);
 		}
 		brute(1);
-		snprintf(name, sizeof name, "brute %s: the top %d equal the canonical sweep's, in order", plan.model.name,
-				ntop);
+		snprintf(name, sizeof name, "brute %s: the top %d equal the canonical sweep's distinct results, in order "
+				"(%d alike merged)", plan.model.name, r.n, r.merged);
 		CHECK(same_as_brute(&r, 0), name);
 		snprintf(name, sizeof name, "brute %s: every fitting canonical strategy is counted (%lld >= %lld fit)",
 				plan.model.name, r.fit + r.bounded, nfit);
@@ -521,8 +570,8 @@ static void test_hook_filter(void)
 		brute(1);
 		bf_keep = NULL;
 		CHECK(same_as_brute(&r, 0),
-				check_fmt("filter hook %s: the top %d equal the filtered canonical sweep's, in order",
-						plan.model.name, ntop));
+				check_fmt("filter hook %s: the top %d equal the filtered canonical sweep's distinct results, "
+						"in order", plan.model.name, r.n));
 		search_free(&r);
 		/* the ILP level keeps to the filtered candidates */
 		o.no_ilp = 0;
@@ -555,7 +604,7 @@ static void test_hook_score(void)
 		brute(1);
 		bf_by_peak = 0;
 		CHECK(same_as_brute(&r, 1), check_fmt("score hook %s: the top %d by peak memory equal the canonical "
-						"sweep's, in order", plan.model.name, ntop));
+						"sweep's distinct results, in order", plan.model.name, r.n));
 		search_free(&r);
 		o.no_ilp = 0;
 		CHECK(search_run(&j, NULL, &o, &r) == 0 && r.n > 0, "score hook: with the ILP level, results");
@@ -624,6 +673,50 @@ static void test_tie_headroom(void)
 	CHECK(search_cand_cmp(&b, &a) < 0, "search order: a faster plan first, whatever its memory");
 }
 
+/* Identical results merged (issue 17): on the GPT job (where dp trades against cp and the
+ * micro-batch with the same figures), with and without the ILP level, the rows are
+ * pairwise distinct, every strategy merged into a row evaluates alike to it, and the top K
+ * still holds K rows although the outer pool held fewer distinct ones (the deeper pass). */
+static void test_alike(void)
+{
+	static eval_result ea, eb;
+	if (!CHECK(load(jobs[4]) == 0, "alike: job loads"))
+		return;
+	search_job j = job_of();
+	for (int ilp = 0; ilp < 2; ilp++) {
+		search_opts o;
+		memset(&o, 0, sizeof o);
+		o.top = K;
+		o.no_ilp = !ilp;
+		search_result r;
+		if (!CHECK(search_run(&j, NULL, &o, &r) == 0, "alike: search runs"))
+			continue;
+		int distinct = 1, members = 1, listed = 0;
+		for (int a = 0; a < r.n; a++) {
+			const search_item *it = &r.item[a];
+			eval_run(&plan.model, &plan.cluster, plan.devices, &it->s, plan.budget_gib, &ea);
+			for (int b = a + 1; b < r.n; b++) {
+				eval_run(&plan.model, &plan.cluster, plan.devices, &r.item[b].s, plan.budget_gib, &eb);
+				distinct &= !eval_alike(&ea, &eb, SEARCH_ALIKE_REL);
+			}
+			for (int m = 0; m < it->alike && m < SEARCH_MAX_ALIKE; m++) {
+				strategy_t t = it->s;
+				search_knobs_apply(&it->alike_k[m], &t);
+				members &= eval_run(&plan.model, &plan.cluster, plan.devices, &t, plan.budget_gib, &eb) == 0 &&
+						eval_alike(&ea, &eb, SEARCH_ALIKE_REL) && search_canon_cmp(&t, &it->s) != 0;
+				listed++;
+			}
+		}
+		const char *lv = ilp ? "with the ILP" : "outer level only";
+		CHECK(r.n == K && r.merged > 0, check_fmt("alike, %s: %d rows, %d strategies merged into them", lv, r.n,
+				r.merged));
+		CHECK(distinct, check_fmt("alike, %s: no two rows have identical results", lv));
+		CHECK(members && listed > 0, check_fmt("alike, %s: the %d merged strategies listed evaluate alike to "
+				"their row (and are other strategies)", lv, listed));
+		search_free(&r);
+	}
+}
+
 int main(void)
 {
 	char cwd[1024];
@@ -632,6 +725,7 @@ int main(void)
 	paths_init(&paths, "strata");
 	test_tie_headroom();
 	test_brute_force();
+	test_alike();
 	test_stable();
 	test_no_pins();
 	test_pins_honoured();

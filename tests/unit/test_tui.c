@@ -290,7 +290,21 @@ static void test_search(void)
 	CHECK(strstr(screen, " Search ") && strstr(screen, " strategies (") && strstr(screen, "/s)"),
 			"s: the table's title with the space and the rate");
 	CHECK(strstr(screen, "strategy") && strstr(screen, "MFU") && strstr(screen, "tok/s") && strstr(screen, "ILP") &&
-			strstr(screen, ">  1 dp"), "s: columns and the first candidate selected");
+			strstr(screen, ">  1!   dp"), "s: columns and the first candidate selected, marked unvalidated");
+	/* issue 17: the marks of strata search (! for [unvalidated: ...], +N alike) and, under
+	 * the list, the selected candidate against the plan part by part (search --compare) */
+	CHECK(strstr(screen, "\n   2!+1 dp16 tp2 pp2 cp8") != NULL, "s: a row with a merged twin is marked +1");
+	CHECK(strstr(screen, " #1 vs the plan: step ") && strstr(screen, "tok/s) - peak ") &&
+			strstr(screen, "\n compute -") && strstr(screen, " bubble -") && strstr(screen, " tp comm -") &&
+			strstr(screen, " optimizer "), "s: the selected candidate's step and peak against the plan, part by part");
+	CHECK(strstr(screen, "\n ! unvalidated: zb-v - +0 alike") != NULL, "s: the selected row's unvalidated regime spelt out");
+	play("sjjj", screen);
+	CHECK(strstr(screen, " #4 vs the plan: ") &&
+			strstr(screen, "+1 alike: dp16 tp2 pp4 cp4 z2 mbs2 zb-v") != NULL,
+			"s: moving selects #4: its comparison and the strategy merged into it");
+	play("sjj", screen);
+	CHECK(strstr(screen, " #3 vs the plan: ") && strstr(screen, "\n validated regimes - +0 alike"),
+			"s: a row in validated regimes says so");
 	play("s\r", screen);
 	const char *applied = knob_row(screen, "tp", row, sizeof row);
 	CHECK(strstr(screen, "applied candidate #1") && strstr(applied, " 2"),
