@@ -325,6 +325,16 @@ int fw_validate(const strategy_t *s, const model_t *m, char *why, size_t n)
 	return why_set(why, n, "%s", is.text[0]);
 }
 
+int fw_search_check(const strategy_t *s, const model_t *m, fw_issues *out)
+{
+	if (s->framework != FW_AUTO)
+		return 0;
+	strategy_t t = *s;
+	t.nranges = 0;
+	t.nchunks = 0;
+	return fw_check_plan(strat_framework(&t), &t, m, out);
+}
+
 void fw_runners(const strategy_t *s, const model_t *m, char *buf, size_t n)
 {
 	size_t used = 0;

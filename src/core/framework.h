@@ -91,6 +91,12 @@ int fw_check_model(int fw, const model_t *m, fw_issues *out, int n);
 /* A plan that names its framework must be one it runs (fw_check_plan; the model's rules
  * are the export's and the search's): 0, or -1 with the first reason. */
 int fw_validate(const strategy_t *s, const model_t *m, char *why, size_t n);
+/* The search's rule for a plan: one that names its framework is checked by
+ * strat_validate; an `auto` plan must be run by the framework that prices it, its layout
+ * aside (per-layer recompute comes from the user's pins, stage counts from the ILP, which
+ * keeps to the framework itself). 0 when it may be proposed, else the number of reasons
+ * (the first in out, which may be NULL). */
+int fw_search_check(const strategy_t *s, const model_t *m, fw_issues *out);
 /* The frameworks that run s as priced, as "megatron, deepspeed" (or "none") into buf. */
 void fw_runners(const strategy_t *s, const model_t *m, char *buf, size_t n);
 /* Why an `auto` plan is priced as its framework, a phrase ("ZeRO-3 is FSDP's"). */

@@ -724,7 +724,9 @@ int search_explain(const search_job *job, const pin_set *pins, const search_opts
 	else
 		memset(&q, 0, sizeof q);
 	q.top = 1;
-	q.refine = 1;
+	/* one candidate to refine, or the default four with stage pins: the best one's
+	 * framework may not be able to place the pinned layers (recomputation it cannot run) */
+	q.refine = pins && pin_needs_ilp(pins) ? 0 : 1;
 	q.ref_step = 0;
 	q.progress = NULL;
 	char reason[SEARCH_WHY];

@@ -277,10 +277,10 @@ static int score(search_worker *w, const strategy_t *s, int ui, int *zero_checke
 		return 0;
 	}
 	/* an `auto` plan is priced as one framework: propose it only if that one runs it */
-	if (s->framework == FW_AUTO && fw_check_plan(strat_framework(s), s, j->model, NULL)) {
+	if (fw_search_check(s, j->model, NULL)) {
 		if (!w->have_why || search_canon_cmp(s, &w->why_s) < 0) {
 			fw_issues is;
-			fw_check_plan(strat_framework(s), s, j->model, &is);
+			fw_search_check(s, j->model, &is);
 			search_note_why(w->why, &w->why_s, &w->have_why, is.text[0], s);
 		}
 		return 0;

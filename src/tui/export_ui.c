@@ -40,8 +40,8 @@ void tui_export_to(tui_app *a, int target, const char *path, int force)
 	int nis = export_check((export_target)target, a->plan, &is);
 	if (nis && !force) {
 		/* what would be launched is not what was priced: say why, offer the nearest */
-		tui_app_msg(a, MSG_ERROR, "not exported: %s%s (:export! %s writes the nearest it runs)", is.text[0],
-				nis > 1 ? ", and more" : "", name[target]);
+		tui_app_msg(a, MSG_ERROR, "not exported (:export! %s writes the nearest it runs): %s%s", name[target],
+				is.text[0], nis > 1 ? ", and more" : "");
 		return;
 	}
 	char file[1024], err[1024];
