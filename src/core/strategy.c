@@ -156,15 +156,7 @@ void strat_chunk_span(const strategy_t *s, int layers, int v, int stage, int *lo
 		*n = s->chunk_layers[c];
 		return;
 	}
-	/* Even split; a remainder goes to the middle chunks so that the first and the last
-	 * chunk (which also hold embedding and LM head) get the smaller share, as Megatron's
-	 * padded uneven split does. */
-	int base = layers / nch, rem = layers % nch;
-	int first_extra = rem <= nch - 2 ? 1 : 0;
-	int before = c - first_extra; /* extras given to chunks before c */
-	before = before < 0 ? 0 : before > rem ? rem : before;
-	*lo = c * base + before;
-	*n = base + (c >= first_extra && c < first_extra + rem ? 1 : 0);
+	strat_split_span(strat_even_split(layers, nch), c, lo, n);
 }
 
 /* Degrees, ZeRO level and the device product. */
