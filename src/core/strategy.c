@@ -162,14 +162,21 @@ void strat_chunk_span(const strategy_t *s, int layers, int v, int stage, int *lo
 /* Degrees, ZeRO level and the device product. */
 static int check_degrees(const strategy_t *s, int devices, char *why, size_t n)
 {
-	struct { const char *name; int v; } deg[] = {
-		{"dp", s->dp}, {"tp", s->tp}, {"pp", s->pp}, {"vpp", s->vpp}, {"cp", s->cp},
-		{"ep", s->ep}, {"etp", s->etp}, {"micro_batch", s->micro_batch},
-		{"global_batch", s->global_batch}, {"seq_length", s->seq},
+	/* a constant table of where each degree lives, not one built per call: every
+	 * evaluation of the search passes here */
+	static const struct { const char *name; size_t off; } deg[] = {
+		{"dp", offsetof(strategy_t, dp)}, {"tp", offsetof(strategy_t, tp)},
+		{"pp", offsetof(strategy_t, pp)}, {"vpp", offsetof(strategy_t, vpp)},
+		{"cp", offsetof(strategy_t, cp)}, {"ep", offsetof(strategy_t, ep)},
+		{"etp", offsetof(strategy_t, etp)}, {"micro_batch", offsetof(strategy_t, micro_batch)},
+		{"global_batch", offsetof(strategy_t, global_batch)}, {"seq_length", offsetof(strategy_t, seq)},
 	};
-	for (size_t i = 0; i < sizeof deg / sizeof deg[0]; i++)
-		if (deg[i].v <= 0)
-			return why_set(why, n, "%s must be a positive integer (got %d)", deg[i].name, deg[i].v);
+	for (size_t i = 0; i < sizeof deg / sizeof deg[0]; i++) {
+		int v;
+		memcpy(&v, (const char *)s + deg[i].off, sizeof v);
+		if (v <= 0)
+			return why_set(why, n, "%s must be a positive integer (got %d)", deg[i].name, v);
+	}
 	if (devices <= 0)
 		return why_set(why, n, "devices must be a positive integer (got %d)", devices);
 	if (s->zero < 0 || s->zero > 3)

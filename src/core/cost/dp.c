@@ -1,6 +1,4 @@
 /* dp.c - data-parallel communication and the optimizer step (dp.h has the sources). */
-#include <math.h>
-
 #include "core/cost/compute.h"
 #include "core/cost/dp.h"
 
@@ -56,8 +54,10 @@ double dp_sync_exposed(const cost_ctx *x, double t_dp, int st, double f, double 
 	/* gradient reduction overlaps the last micro-batch's backward and the parameter
 	 * all-gather the next step's first forward; stage st finishes its backward about st
 	 * backward slots before stage 0 does */
-	double idle = s->pp > 1 ? st * b / s->vpp : 0;
-	return comm_overlap(fmax(0, t_dp - idle), x->c->eff.dp_overlap * (b + (s->zero >= 1 ? f : 0)),
+	double idle = s->pp > 1 ? st * b / s->vpp : 0, left = t_dp - idle;
+	/* fmax(0, left) without the library call (once per distinct stage): +0 for a zero of
+	 * either sign and for NaN, as glibc's fmax gives */
+	return comm_overlap(left > 0 ? left : 0.0, x->c->eff.dp_overlap * (b + (s->zero >= 1 ? f : 0)),
 			x->c->eff.contention);
 }
 

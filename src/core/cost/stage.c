@@ -93,7 +93,9 @@ void stage_shape_of(const stage_env *e, int st, stage_shape *sh)
 	const cost_ctx *x = e->x;
 	const model_t *m = x->m;
 	const strategy_t *s = x->s;
-	memset(sh->cnt, 0, sizeof sh->cnt[0] * (size_t)m->nkinds);
+	if (s->nranges > 0)
+		for (int k = 0; k < m->nkinds; k++)
+			sh->cnt[k][0] = sh->cnt[k][1] = sh->cnt[k][2] = 0;
 	sh->layers = 0;
 	sh->p2p_sum = sh->pp2 = sh->p2p_max = 0;
 	/* counts are whole numbers, so summing them as int and storing once is exact */
@@ -123,9 +125,10 @@ void stage_shape_of(const stage_env *e, int st, stage_shape *sh)
 			sh->pp2 += 2 * ct;
 		}
 	}
-	if (s->nranges == 0)
-		for (int k = 0; k < m->nkinds; k++)
-			sh->cnt[k][s->recompute] = kcnt[k];
+	for (int k = 0; s->nranges == 0 && k < m->nkinds; k++) {
+		sh->cnt[k][0] = sh->cnt[k][1] = sh->cnt[k][2] = 0;
+		sh->cnt[k][s->recompute] = kcnt[k];
+	}
 }
 
 bool stage_shape_same(const stage_env *e, const stage_shape *a, const stage_shape *b)
