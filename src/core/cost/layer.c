@@ -5,7 +5,6 @@
  * plus the attention core, backward twice the forward. Element-wise traffic: two norms, two
  * bias-dropout-residual adds, rotary (or bias) on Q and K and the MLP activation, each
  * streaming its tensors through HBM; backward twice. */
-#include <string.h>
 
 #include "core/cost/layer.h"
 #include "core/cost/memory.h"
@@ -114,7 +113,11 @@ static void layer_parts_of(const cost_ctx *x, int k, layer_parts *p)
 /* Compose kind k's costs from its parts: time, parameters, communication, recomputation. */
 static void layer_finish(const cost_ctx *x, int k, const layer_parts *p, layer_cost *o)
 {
-	memset(o, 0, sizeof *o);
+	/* the fields that only some layers set (expert parameters, TP, CP and EP
+	 * communication); the modules below set every other one. Not a memset of the whole:
+	 * GCC makes that a `rep stos`, slow for its size, once per kind and evaluation */
+	o->p_expert = 0;
+	o->tp_f = o->tp_b = o->cp_f = o->cp_b = o->ep_f = o->ep_b = 0;
 	layer_compute(x, k, p, o);
 	lcomm_price(x, p, o);
 	o->flops_sel = recomp_megatron(x, p, o);
