@@ -270,13 +270,15 @@ static int chunk_of_layer(int l, int layers, int nch)
 {
 	strat_split sp = strat_even_split(layers, nch);
 	int base = sp.base, rem = sp.rem, fe = sp.fe;
-	long a = (long)fe * base;
+	/* int, not long: layers are at most MODEL_MAX_LAYERS, and a 64-bit division costs
+	 * several times a 32-bit one */
+	int a = fe * base;
 	if (l < a)
 		return l / base;
-	long b = a + (long)rem * (base + 1);
+	int b = a + rem * (base + 1);
 	if (l < b)
-		return fe + (int)((l - a) / (base + 1));
-	return fe + rem + (int)((l - b) / base);
+		return fe + (l - a) / (base + 1);
+	return fe + rem + (l - b) / base;
 }
 
 /* Mark the stages around a boundary before layer b (a change of layer kind or of recompute
