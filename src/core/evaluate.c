@@ -126,6 +126,76 @@ static void place_stage(const stage_env *e, int st, const stage_cost *restrict s
 	t->hw_fl += sc->fl_hw;
 }
 
+/* Stages lo+1..hi-1 of a run whose first stage lo place_stage has placed: they hold what
+ * lo holds, so only their in-flight micro-batches differ. The same sums, in stage order, as
+ * place_stage would make (bit for bit), without its per-stage branches: T cannot exceed
+ * tmax again, and no run but the last stage's own holds the last stage. Two loops, so that
+ * each keeps what it reads in registers. */
+static void place_alike(const stage_env *e, int lo, int hi, const stage_cost *restrict sc,
+		eval_result *restrict r, stage_totals *restrict t)
+{
+	if (hi - lo < 2)
+		return;
+	const eval_stage_time tt = sc->tt;
+	const double f = tt.fwd, b = tt.bwd, T = f + b, w = tt.wgrad, fm = sc->fl_model, fh = sc->fl_hw;
+	double tsum = t->tsum, fsum = t->fsum, bsum = t->bsum, wsum = t->wsum, mfl = t->model_fl, hfl = t->hw_fl;
+	for (int st = lo + 1; st < hi; st++) {
+		r->st[st] = tt;
+		tsum += T;
+		fsum += f;
+		bsum += b;
+		wsum += w;
+		mfl += fm;
+		hfl += fh;
+	}
+	t->tsum = tsum;
+	t->fsum = fsum;
+	t->bsum = bsum;
+	t->wsum = wsum;
+	t->model_fl = mfl;
+	t->hw_fl = hfl;
+	double nin[EVAL_MAX_STAGES];
+	sched_inflight_run(e->x->s, lo + 1, hi, e->mb, nin);
+	const eval_mem me = sc->mem;
+	const double a = sc->act_mb + sc->extra_act, wgo = me.weights + me.grads + me.optimizer;
+	double peak = r->peak_bytes;
+	int peak_stage = r->peak_stage;
+	for (int st = lo + 1; st < hi; st++) {
+		eval_mem *o = &r->mem[st];
+		double act = nin[st] * a + 0.0; /* place_stage's sum, with no logits here */
+		double total = wgo + act + me.buffers;
+		o->weights = me.weights;
+		o->grads = me.grads;
+		o->optimizer = me.optimizer;
+		o->activations = act;
+		o->buffers = me.buffers;
+		o->total = total;
+		o->layers = me.layers;
+		o->inflight = nin[st];
+		if (total > peak) {
+			peak = total;
+			peak_stage = st;
+		}
+	}
+	r->peak_bytes = peak;
+	r->peak_stage = peak_stage;
+}
+
+/* The first marked stage after st (p if none): eight marks at a time, since most stages of
+ * a long pipeline are unmarked. */
+static int next_start(const uint8_t *start, int st, int p)
+{
+	int i = st + 1;
+	for (uint64_t w; i + 8 <= p; i += 8) {
+		memcpy(&w, start + i, sizeof w);
+		if (w)
+			break;
+	}
+	while (i < p && !start[i])
+		i++;
+	return i;
+}
+
 /* A stage that starts a new shape: what depends on its shape alone. The gradient sync shows
  * most on the first stage of a run of alike stages (later ones finish backward earlier),
  * and the optimizer is the same on all of them, so both are taken here. */
@@ -230,21 +300,31 @@ int eval_run_kinds(const model_t *m, const cluster_t *c, int devices, const stra
 	stage_starts(m, s, start);
 	stage_totals t = {0, -1, 0, 0, 0, 0, 0, 0, 0, 0};
 	stage_shape sh[2];
+	stage_sum lay;
 	stage_cost sc;
-	int cur = 0, priced = -1; /* sh[cur]: the shape sc prices; priced: its first stage */
-	for (int st = 0; st < e.p; st++) {
-		if (start[st]) {
+	int cur = 0, priced = -1; /* sh[cur]: the shape lay and sc price; priced: sc's stage */
+	for (int st = 0, end; st < e.p; st = end) { /* stage 0 is always marked */
+		end = next_start(start, st, e.p);
+		bool last = st == e.p - 1;
+		bool same = st > 0 && !(start[st] & STAGE_SHAPE) && e.uniform && !(last && m->mtp_layers > 0);
+		if (!same) {
 			/* a marked stage may still hold what the one before holds (the marks are
-			 * conservative): reuse the price unless either is the first or the last */
+			 * conservative) */
 			stage_shape_of(&e, st, &sh[!cur]);
-			if (priced < 0 || priced == 0 || st == e.p - 1 || !stage_shape_same(&e, &sh[cur], &sh[!cur])) {
+			same = priced >= 0 && stage_shape_same(&e, &sh[cur], &sh[!cur]);
+			if (!same) {
 				cur = !cur;
-				stage_price(&e, st, &sh[cur], &sc);
-				priced = st;
+				stage_layers(&e, &sh[cur], &lay);
 			}
-			first_of_shape(&e, st, &sc, &t);
 		}
+		/* reuse the price unless either stage is the first or the last */
+		if (!same || priced == 0 || last) {
+			stage_price(&e, st, &sh[cur], &lay, &sc);
+			priced = st;
+		}
+		first_of_shape(&e, st, &sc, &t);
 		place_stage(&e, st, &sc, r, &t);
+		place_alike(&e, st, end, &sc, r, &t);
 	}
 	compose_step(&e, &t, devices, r);
 	double per_kind[MODEL_MAX_KINDS], active[MODEL_MAX_KINDS];

@@ -172,33 +172,32 @@ void strat_chunk_span(const strategy_t *s, int layers, int v, int stage, int *lo
 		*n = s->chunk_layers[c];
 		return;
 	}
-	/* Even split; a remainder goes to the middle chunks so that the first and the last
-	 * chunk (which also hold embedding and LM head) get the smaller share, as Megatron's
-	 * padded uneven split does. */
-	int base = layers / nch, rem = layers % nch;
-	int first_extra = rem <= nch - 2 ? 1 : 0;
-	int before = c - first_extra; /* extras given to chunks before c */
-	before = before < 0 ? 0 : before > rem ? rem : before;
-	*lo = c * base + before;
-	*n = base + (c >= first_extra && c < first_extra + rem ? 1 : 0);
+	strat_split_span(strat_even_split(layers, nch), c, lo, n);
 }
 
 /* Degrees, ZeRO level and the device product. */
 static int check_degrees(const strategy_t *s, int devices, char *why, size_t n)
 {
-	struct { const char *name; int v; } deg[] = {
-		{"dp", s->dp}, {"tp", s->tp}, {"pp", s->pp}, {"vpp", s->vpp}, {"cp", s->cp},
-		{"ep", s->ep}, {"etp", s->etp}, {"micro_batch", s->micro_batch},
-		{"global_batch", s->global_batch}, {"seq_length", s->seq},
+	/* a constant table of where each degree lives, not one built per call: every
+	 * evaluation of the search passes here */
+	static const struct { const char *name; size_t off; } deg[] = {
+		{"dp", offsetof(strategy_t, dp)}, {"tp", offsetof(strategy_t, tp)},
+		{"pp", offsetof(strategy_t, pp)}, {"vpp", offsetof(strategy_t, vpp)},
+		{"cp", offsetof(strategy_t, cp)}, {"ep", offsetof(strategy_t, ep)},
+		{"etp", offsetof(strategy_t, etp)}, {"micro_batch", offsetof(strategy_t, micro_batch)},
+		{"global_batch", offsetof(strategy_t, global_batch)}, {"seq_length", offsetof(strategy_t, seq)},
 	};
 	/* a dp or global batch left to strat_resolve that it could not derive: say why, so the
 	 * caller reports it as any other rule (eval --json prints valid: false) */
 	int dp, gb;
 	if ((s->dp == 0 || s->global_batch == 0) && resolved(s, devices, &dp, &gb, why, n))
 		return -1;
-	for (size_t i = 0; i < sizeof deg / sizeof deg[0]; i++)
-		if (deg[i].v <= 0)
-			return why_set(why, n, "%s must be a positive integer (got %d)", deg[i].name, deg[i].v);
+	for (size_t i = 0; i < sizeof deg / sizeof deg[0]; i++) {
+		int v;
+		memcpy(&v, (const char *)s + deg[i].off, sizeof v);
+		if (v <= 0)
+			return why_set(why, n, "%s must be a positive integer (got %d)", deg[i].name, v);
+	}
 	if (devices <= 0)
 		return why_set(why, n, "devices must be a positive integer (got %d)", devices);
 	if (s->zero < 0 || s->zero > 3)

@@ -72,6 +72,34 @@ int strat_layer_recompute(const strategy_t *s, int l);
 int strat_microbatches(const strategy_t *s);
 /* First layer and layer count of chunk (v, stage); chunk index = v*pp + stage. */
 void strat_chunk_span(const strategy_t *s, int layers, int v, int stage, int *lo, int *n);
+
+/* The even split of layers over chunks: base layers each, and one more for the rem chunks
+ * from chunk fe on. */
+typedef struct {
+	int base, rem, fe;
+} strat_split;
+/* The even split of `layers` over nch chunks (nch >= 1). */
+static inline strat_split strat_even_split(int layers, int nch);
+/* First layer and layer count of chunk c under the even split sp. */
+static inline void strat_split_span(strat_split sp, int c, int *lo, int *n);
+
+static inline strat_split strat_even_split(int layers, int nch)
+{
+	/* a remainder goes to the middle chunks so that the first and the last chunk (which
+	 * also hold embedding and LM head) get the smaller share, as Megatron's padded uneven
+	 * split does */
+	strat_split sp = {layers / nch, layers % nch, 0};
+	sp.fe = sp.rem <= nch - 2 ? 1 : 0;
+	return sp;
+}
+
+static inline void strat_split_span(strat_split sp, int c, int *lo, int *n)
+{
+	int before = c - sp.fe; /* extras given to chunks before c */
+	before = before < 0 ? 0 : before > sp.rem ? sp.rem : before;
+	*lo = c * sp.base + before;
+	*n = sp.base + (c >= sp.fe && c < sp.fe + sp.rem ? 1 : 0);
+}
 /* Names of enum values (stable, used in files and JSON). */
 const char *strat_recompute_name(int v);
 const char *strat_schedule_name(int v);

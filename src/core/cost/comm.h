@@ -56,16 +56,53 @@ static inline comm_link comm_group(const cluster_t *c, int n, int stride)
 	return l;
 }
 
+/* A ring of n ranks on one link, with the factors each collective on it repeats: a group
+ * that moves several buffers (the data-parallel sync of every distinct stage) divides
+ * once. The factors are the very operations comm_allreduce and comm_allgather make. */
+typedef struct {
+	int n;
+	double bw;
+	double ag, ag_lat;      /* all-gather / reduce-scatter: (n-1)/n, (n-1) latencies */
+	double ar, ar_lat;      /* all-reduce: 2(n-1)/n, 2(n-1) latencies */
+} comm_ring;
+
+/* The ring of n ranks on link l. */
+static inline comm_ring comm_ring_of(comm_link l, int n)
+{
+	comm_ring r = {n, l.bw, 0, 0, 0, 0};
+	if (n > 1) {
+		r.ag = (double)(n - 1) / n;
+		r.ag_lat = (n - 1) * l.lat;
+		r.ar = 2.0 * (n - 1) / n;
+		r.ar_lat = 2.0 * (n - 1) * l.lat;
+	}
+	return r;
+}
+
+/* Ring all-reduce of `bytes` over ring r. */
+static inline double comm_ring_allreduce(const comm_ring *r, double bytes)
+{
+	return r->n <= 1 ? 0 : r->ar * bytes / r->bw + r->ar_lat;
+}
+
+/* Ring all-gather or reduce-scatter over ring r; `bytes` is the full (gathered) buffer. */
+static inline double comm_ring_allgather(const comm_ring *r, double bytes)
+{
+	return r->n <= 1 ? 0 : r->ag * bytes / r->bw + r->ag_lat;
+}
+
 /* Ring all-reduce of `bytes` over n ranks. */
 static inline double comm_allreduce(comm_link l, int n, double bytes)
 {
-	return n <= 1 ? 0 : 2.0 * (n - 1) / n * bytes / l.bw + 2.0 * (n - 1) * l.lat;
+	comm_ring r = comm_ring_of(l, n);
+	return comm_ring_allreduce(&r, bytes);
 }
 
 /* Ring all-gather or reduce-scatter; `bytes` is the full (gathered) buffer. */
 static inline double comm_allgather(comm_link l, int n, double bytes)
 {
-	return n <= 1 ? 0 : (double)(n - 1) / n * bytes / l.bw + (n - 1) * l.lat;
+	comm_ring r = comm_ring_of(l, n);
+	return comm_ring_allgather(&r, bytes);
 }
 
 /* All-to-all where each rank holds `bytes` locally and keeps 1/n of it. */

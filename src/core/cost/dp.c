@@ -1,6 +1,4 @@
 /* dp.c - data-parallel communication and the optimizer step (dp.h has the sources). */
-#include <math.h>
-
 #include "core/cost/compute.h"
 #include "core/cost/dp.h"
 
@@ -12,6 +10,8 @@ dp_groups dp_groups_of(const cost_ctx *x)
 	g.d_exp = (double)s->dp * s->cp * s->tp / ((double)s->ep * s->etp);
 	g.dp_l = comm_group(x->c, s->dp * s->cp, s->tp);
 	g.edp_l = comm_group(x->c, (int)g.d_exp, s->ep * s->etp);
+	g.dp_r = comm_ring_of(g.dp_l, (int)g.d_dense);
+	g.edp_r = comm_ring_of(g.edp_l, (int)g.d_exp);
 	return g;
 }
 
@@ -19,13 +19,13 @@ void dp_zero3(const cost_ctx *x, const dp_groups *g, double pd, double pe, int l
 		double *zf, double *zb)
 {
 	const cluster_t *c = x->c;
-	int dd = (int)g->d_dense, de = (int)g->d_exp;
+	const comm_ring *dr = &g->dp_r, *er = &g->edp_r;
 	*zf = *zb = 0;
 	if (!(g->d_dense > 1 || g->d_exp > 1))
 		return;
 	/* a group with nothing to move starts no collective (a dense model's expert group) */
-	double ag = comm_allgather(g->dp_l, dd, pd * 2) + (pe > 0 ? comm_allgather(g->edp_l, de, pe * 2) : 0);
-	double rs = comm_allgather(g->dp_l, dd, pd * 4) + (pe > 0 ? comm_allgather(g->edp_l, de, pe * 4) : 0);
+	double ag = comm_ring_allgather(dr, pd * 2) + (pe > 0 ? comm_ring_allgather(er, pe * 2) : 0);
+	double rs = comm_ring_allgather(dr, pd * 4) + (pe > 0 ? comm_ring_allgather(er, pe * 4) : 0);
 	/* FSDP gathers and reduces one layer at a time: one collective start-up per layer,
 	 * which dominates on thousands of ranks (ring latency grows with n) */
 	double lat = (layers > 1 ? layers - 1 : 0) *
@@ -39,14 +39,14 @@ void dp_zero3(const cost_ctx *x, const dp_groups *g, double pd, double pe, int l
 
 double dp_sync(const cost_ctx *x, const dp_groups *g, double pd, double pe)
 {
-	int dd = (int)g->d_dense, de = (int)g->d_exp;
+	const comm_ring *dr = &g->dp_r, *er = &g->edp_r;
 	/* a group with nothing to move starts no collective (a dense model's expert group) */
 	if (x->s->zero == 0)
-		return comm_allreduce(g->dp_l, dd, pd * 4) + (pe > 0 ? comm_allreduce(g->edp_l, de, pe * 4) : 0);
+		return comm_ring_allreduce(dr, pd * 4) + (pe > 0 ? comm_ring_allreduce(er, pe * 4) : 0);
 	/* reduce-scatter of fp32 grads, all-gather of updated 16-bit params */
-	double t = comm_allgather(g->dp_l, dd, pd * 4) + comm_allgather(g->dp_l, dd, pd * 2);
+	double t = comm_ring_allgather(dr, pd * 4) + comm_ring_allgather(dr, pd * 2);
 	if (pe > 0)
-		t = t + comm_allgather(g->edp_l, de, pe * 4) + comm_allgather(g->edp_l, de, pe * 2);
+		t = t + comm_ring_allgather(er, pe * 4) + comm_ring_allgather(er, pe * 2);
 	return t;
 }
 
@@ -56,8 +56,10 @@ double dp_sync_exposed(const cost_ctx *x, double t_dp, int st, double f, double 
 	/* gradient reduction overlaps the last micro-batch's backward and the parameter
 	 * all-gather the next step's first forward; stage st finishes its backward about st
 	 * backward slots before stage 0 does */
-	double idle = s->pp > 1 ? st * b / s->vpp : 0;
-	return comm_overlap(fmax(0, t_dp - idle), x->c->eff.dp_overlap * (b + (s->zero >= 1 ? f : 0)),
+	double idle = s->pp > 1 ? st * b / s->vpp : 0, left = t_dp - idle;
+	/* fmax(0, left) without the library call (once per distinct stage): +0 for a zero of
+	 * either sign and for NaN, as glibc's fmax gives */
+	return comm_overlap(left > 0 ? left : 0.0, x->c->eff.dp_overlap * (b + (s->zero >= 1 ? f : 0)),
 			x->c->eff.contention);
 }
 

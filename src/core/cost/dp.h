@@ -19,6 +19,7 @@
 typedef struct {
 	double d_dense, d_exp;  /* ranks that share (shard) a dense / an expert parameter */
 	comm_link dp_l, edp_l;
+	comm_ring dp_r, edp_r;  /* the rings of d_dense and d_exp ranks on them */
 } dp_groups;
 
 /* Groups of the context's strategy. */

@@ -5,7 +5,6 @@
  * plus the attention core, backward twice the forward. Element-wise traffic: two norms, two
  * bias-dropout-residual adds, rotary (or bias) on Q and K and the MLP activation, each
  * streaming its tensors through HBM; backward twice. */
-#include <string.h>
 
 #include "core/framework.h"
 #include "core/cost/layer.h"
@@ -97,13 +96,20 @@ static void layer_compute(const cost_ctx *x, int k, const layer_parts *p, layer_
 	o->flops_model = 3 * fwd;
 }
 
-/* The parts of a layer of kind k: shape, attention, MLP, stored bytes, element-wise work. */
-static void layer_parts_of(const cost_ctx *x, int k, layer_parts *p)
+/* The parts of a layer of kind k: shape, attention, MLP, stored bytes, element-wise work.
+ * like: the parts of a kind with the same attention block, whose projections and core are
+ * taken as they are (NULL: priced here). */
+static void layer_parts_of(const cost_ctx *x, int k, const layer_parts *like, layer_parts *p)
 {
 	layer_shape *sh = &p->sh;
 	layer_shape_init(x, k, sh);
-	p->ap = attn_project(x, sh);
-	p->core = compute_attn_core(x, sh, p->ap.core_fl);
+	if (like) {
+		p->ap = like->ap;
+		p->core = like->core;
+	} else {
+		p->ap = attn_project(x, sh);
+		p->core = compute_attn_core(x, sh, p->ap.core_fl);
+	}
 	p->mlp = mlp_price(x, sh);
 	p->act = mem_layer_acts(x, sh);
 	double elem = sh->tsp * sh->h * ACT_BYTES * (4 + 6 + (sh->hdrop ? 1 : 0)) +
@@ -115,7 +121,11 @@ static void layer_parts_of(const cost_ctx *x, int k, layer_parts *p)
 /* Compose kind k's costs from its parts: time, parameters, communication, recomputation. */
 static void layer_finish(const cost_ctx *x, int k, const layer_parts *p, layer_cost *o)
 {
-	memset(o, 0, sizeof *o);
+	/* the fields that only some layers set (expert parameters, TP, CP and EP
+	 * communication); the modules below set every other one. Not a memset of the whole:
+	 * GCC makes that a `rep stos`, slow for its size, once per kind and evaluation */
+	o->p_expert = 0;
+	o->tp_f = o->tp_b = o->cp_f = o->cp_b = o->ep_f = o->ep_b = 0;
 	layer_compute(x, k, p, o);
 	lcomm_price(x, p, o);
 	o->flops_sel = recomp_megatron(x, p, o);
@@ -126,7 +136,7 @@ static void layer_finish(const cost_ctx *x, int k, const layer_parts *p, layer_c
 void layer_price(const cost_ctx *x, int k, layer_cost *o)
 {
 	layer_parts p;
-	layer_parts_of(x, k, &p);
+	layer_parts_of(x, k, NULL, &p);
 	layer_finish(x, k, &p, o);
 }
 
@@ -145,6 +155,17 @@ static int mtp_base(const model_t *m, int k)
 	return -1;
 }
 
+/* Whether kinds a and b have the same attention block: every field attn_project and
+ * compute_attn_core read through the layer shape. */
+static bool same_attention(const model_t *m, int a, int b)
+{
+	const layer_kind *s = &m->kind[a], *t = &m->kind[b];
+	return model_kind_hidden(m, a) == model_kind_hidden(m, b) && s->attn == t->attn && s->heads == t->heads &&
+		s->kv_heads == t->kv_heads && s->head_dim == t->head_dim && s->q_lora == t->q_lora &&
+		s->kv_lora == t->kv_lora && s->qk_nope == t->qk_nope && s->qk_rope == t->qk_rope &&
+		s->v_head == t->v_head && s->window == t->window && s->chunk == t->chunk;
+}
+
 void layer_price_all(const cost_ctx *x, layer_cost *kc)
 {
 	const model_t *m = x->m;
@@ -152,7 +173,12 @@ void layer_price_all(const cost_ctx *x, layer_cost *kc)
 	for (int k = 0; k < m->nkinds; k++) {
 		int j = mtp_base(m, k);
 		if (j < 0) {
-			layer_parts_of(x, k, &p[k]);
+			/* dense and MoE layers of one model usually share their attention (DeepSeek-V3:
+			 * five MLA GEMMs), so it is priced once */
+			int a = 0;
+			while (a < k && !same_attention(m, a, k))
+				a++;
+			layer_parts_of(x, k, a < k ? &p[a] : NULL, &p[k]);
 		} else { /* the same parts, the projection added where mlp_price adds it */
 			p[k] = p[j];
 			p[k].sh.t = &m->kind[k];

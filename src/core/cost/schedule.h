@@ -21,6 +21,9 @@ static inline int sched_limit(int schedule, int p, int chunks, int m, int d, int
 /* Micro-batches (in units of one stage's per-micro-batch activations) that stage `stage`
  * holds at its peak under s with m micro-batches per step. */
 static inline double sched_inflight(const strategy_t *s, int stage, int m);
+/* sched_inflight of stages lo..hi-1 into out[lo..hi), the same numbers: the schedule is
+ * looked at once, not per stage. */
+static inline void sched_inflight_run(const strategy_t *s, int lo, int hi, int m, double *out);
 /* The pipeline's warm-up and cool-down idle time: tsum and tmax are the sum and the largest
  * of the stages' per-micro-batch times; fa, ba, wa the mean forward, backward (with wgrad)
  * and weight-gradient times per stage. 0 with one stage. */
@@ -43,11 +46,11 @@ static inline int sched_limit(int schedule, int p, int chunks, int m, int d, int
 	}
 }
 
-static inline double sched_inflight(const strategy_t *s, int stage, int m)
+/* sched_inflight for a schedule given apart, so that sched_inflight_run can fold it. */
+static inline double sched_inflight_of(int schedule, int p, int v, int stage, int m)
 {
-	int p = s->pp, v = s->vpp;
 	double n;
-	switch (s->schedule) {
+	switch (schedule) {
 	case SCHED_GPIPE:
 		n = m;
 		break;
@@ -66,10 +69,36 @@ static inline double sched_inflight(const strategy_t *s, int stage, int m)
 		n = sched_limit(SCHED_DUALPIPE, p, 1, m, stage, 0) + sched_limit(SCHED_DUALPIPE, p, 1, m, stage, 1);
 		break;
 	default: /* 1F1B, ZB-H1 (p - s), ZB-H2 (2(p - s) - 1) */
-		n = sched_limit(s->schedule, p, 1, m, stage, 0);
+		n = sched_limit(schedule, p, 1, m, stage, 0);
 		break;
 	}
 	return n < m ? n : m;
+}
+
+static inline double sched_inflight(const strategy_t *s, int stage, int m)
+{
+	return sched_inflight_of(s->schedule, s->pp, s->vpp, stage, m);
+}
+
+/* sched_inflight_of of stages lo..hi-1 into out; inlined with a constant schedule, its
+ * switch folds away. */
+static inline void sched_fill(int schedule, int p, int v, int lo, int hi, int m, double *out)
+{
+	for (int st = lo; st < hi; st++)
+		out[st] = sched_inflight_of(schedule, p, v, st, m);
+}
+
+static inline void sched_inflight_run(const strategy_t *s, int lo, int hi, int m, double *out)
+{
+	int p = s->pp, v = s->vpp;
+	switch (s->schedule) {
+	case SCHED_GPIPE: sched_fill(SCHED_GPIPE, p, v, lo, hi, m, out); break;
+	case SCHED_INTERLEAVED: sched_fill(SCHED_INTERLEAVED, p, v, lo, hi, m, out); break;
+	case SCHED_ZBH2: sched_fill(SCHED_ZBH2, p, v, lo, hi, m, out); break;
+	case SCHED_ZBV: sched_fill(SCHED_ZBV, p, v, lo, hi, m, out); break;
+	case SCHED_DUALPIPE: sched_fill(SCHED_DUALPIPE, p, v, lo, hi, m, out); break;
+	default: sched_fill(SCHED_1F1B, p, v, lo, hi, m, out); break; /* 1F1B, ZB-H1 */
+	}
 }
 
 #endif

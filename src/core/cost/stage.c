@@ -32,6 +32,10 @@ void stage_env_init(stage_env *e, const cost_ctx *x, const layer_cost *kc)
 	 * computes (DeepSeek-V3 report, sec. 3.2.1: "both all-to-all and PP communication can
 	 * be fully hidden"): a send far shorter than a chunk costs only its `contention` share */
 	e->p2p_seen = e->dualpipe ? c->eff.contention : 1.0;
+	e->p2p_chunk = e->p2p * e->p2p_seen;
+	e->even = s->nchunks != e->p * e->v;
+	if (e->even)
+		e->split = strat_even_split(m->layers, e->p * e->v);
 	e->vc = vocab_price(x);
 }
 
@@ -56,21 +60,30 @@ static double chunk_width(const model_t *m, int lo, int hi)
 	return w > 0 ? w : m->hidden;
 }
 
-/* Count layers [lo, hi) into sh by kind and recompute mode. */
+/* Where a walk over the layer-kind runs stands: run ri starts at layer `start`. The chunks
+ * of a stage come in layer order, so one walk serves them all. */
+typedef struct {
+	int ri, start;
+} run_walk;
+
+/* Add the layers of [lo, hi) to cnt by kind (no recompute ranges: one mode for all). */
+static void count_runs(const model_t *m, run_walk *w, int lo, int hi, int *cnt)
+{
+	while (w->ri < m->nruns && w->start + m->run[w->ri].count <= lo)
+		w->start += m->run[w->ri++].count;
+	for (int ri = w->ri, start = w->start; ri < m->nruns && start < hi; ri++) {
+		int end = start + m->run[ri].count;
+		int a = lo > start ? lo : start, b = hi < end ? hi : end;
+		if (b > a)
+			cnt[m->run[ri].kind] += b - a;
+		start = end;
+	}
+}
+
+/* Count layers [lo, hi) into sh by kind and recompute mode, layer by layer (recompute
+ * ranges). */
 static void count_layers(const model_t *m, const strategy_t *s, int lo, int hi, stage_shape *sh)
 {
-	if (s->nranges == 0) {
-		/* walk the runs that overlap [lo, hi): usually one or two */
-		int start = 0;
-		for (int ri = 0; ri < m->nruns && start < hi; ri++) {
-			int end = start + m->run[ri].count;
-			int a = lo > start ? lo : start, b = hi < end ? hi : end;
-			if (b > a)
-				sh->cnt[m->run[ri].kind][s->recompute] += b - a;
-			start = end;
-		}
-		return;
-	}
 	for (int l = lo; l < hi; l++)
 		sh->cnt[model_layer_kind(m, l)][strat_layer_recompute(s, l < m->layers ? l : m->layers - 1)] += 1;
 }
@@ -80,28 +93,41 @@ void stage_shape_of(const stage_env *e, int st, stage_shape *sh)
 	const cost_ctx *x = e->x;
 	const model_t *m = x->m;
 	const strategy_t *s = x->s;
-	for (int k = 0; k < m->nkinds; k++)
-		sh->cnt[k][0] = sh->cnt[k][1] = sh->cnt[k][2] = 0;
+	if (s->nranges > 0)
+		for (int k = 0; k < m->nkinds; k++)
+			sh->cnt[k][0] = sh->cnt[k][1] = sh->cnt[k][2] = 0;
 	sh->layers = 0;
 	sh->p2p_sum = sh->pp2 = sh->p2p_max = 0;
+	/* counts are whole numbers, so summing them as int and storing once is exact */
+	int kcnt[MODEL_MAX_KINDS] = {0};
+	run_walk w = {0, 0};
 	for (int ch = 0; ch < e->v; ch++) {
 		int lo, n;
-		strat_chunk_span(s, m->layers, ch, st, &lo, &n);
+		if (e->even)
+			strat_split_span(e->split, ch * e->p + st, &lo, &n);
+		else
+			strat_chunk_span(s, m->layers, ch, st, &lo, &n);
 		int last_chunk = (st == e->p - 1 && ch == e->v - 1);
 		int hi = lo + n + (last_chunk ? m->mtp_layers : 0); /* MTP rides on the last stage */
 		sh->layers += n;
-		count_layers(m, s, lo, hi, sh);
+		if (s->nranges == 0)
+			count_runs(m, &w, lo, hi, kcnt);
+		else
+			count_layers(m, s, lo, hi, sh);
 		if (e->p > 1) { /* one activation send and one gradient send per chunk */
-			double ct = e->p2p;
+			double ct = e->p2p_chunk;
 			if (!e->uniform) {
 				double cb = x->tok * chunk_width(m, lo, lo + n) * ACT_BYTES / x->sp_div;
-				ct = comm_p2p(e->pp_l, cb);
+				ct = comm_p2p(e->pp_l, cb) * e->p2p_seen;
 				sh->p2p_max = cb > sh->p2p_max ? cb : sh->p2p_max;
 			}
-			ct *= e->p2p_seen;
 			sh->p2p_sum += ct;
 			sh->pp2 += 2 * ct;
 		}
+	}
+	for (int k = 0; s->nranges == 0 && k < m->nkinds; k++) {
+		sh->cnt[k][0] = sh->cnt[k][1] = sh->cnt[k][2] = 0;
+		sh->cnt[k][s->recompute] = kcnt[k];
 	}
 }
 
@@ -115,14 +141,6 @@ bool stage_shape_same(const stage_env *e, const stage_shape *a, const stage_shap
 				return false;
 	return true;
 }
-
-/* Running sums of a stage's parameters, bytes, seconds and FLOPs. */
-typedef struct {
-	double pd, pe, act_mb, work, fl_model, fl_hw;
-	double f, b, w, rc, comp, tpc, cpc, epc;
-	double wst;             /* widest layer kind (kinds of several widths) */
-	double extra_act;
-} stage_sum;
 
 /* The stage's layers: every per-layer cost is linear in the counts, so each kind adds its
  * per-layer costs times its count (recompute by mode). The breakdown books recompute
@@ -192,15 +210,22 @@ static void add_ends(const stage_env *e, int st, stage_sum *restrict a)
 	}
 }
 
-void stage_price(const stage_env *e, int st, const stage_shape *sh, stage_cost *o)
+void stage_layers(const stage_env *e, const stage_shape *sh, stage_sum *a)
+{
+	/* built in a local and copied: GCC zeroes a struct of this size with `rep stos`
+	 * otherwise, which costs more than the layers' sums (once per distinct stage) */
+	stage_sum z = {0};
+	z.f = z.b = sh->p2p_sum;
+	*a = z;
+	sum_layers(e, sh, a);
+}
+
+void stage_price(const stage_env *e, int st, const stage_shape *sh, const stage_sum *layers, stage_cost *o)
 {
 	const cost_ctx *x = e->x;
 	const strategy_t *s = x->s;
 	double h = x->m->hidden;
-	stage_sum a;
-	memset(&a, 0, sizeof a);
-	a.f = a.b = sh->p2p_sum;
-	sum_layers(e, sh, &a);
+	stage_sum a = *layers;
 	add_ends(e, st, &a);
 	eval_mem *me = &o->mem;
 	me->layers = sh->layers;
@@ -243,15 +268,17 @@ void stage_price(const stage_env *e, int st, const stage_shape *sh, stage_cost *
  * chunks before `fe` hold base layers, the next rem hold base + 1, the rest base. */
 static int chunk_of_layer(int l, int layers, int nch)
 {
-	int base = layers / nch, rem = layers % nch;
-	int fe = rem <= nch - 2 ? 1 : 0;
-	long a = (long)fe * base;
+	strat_split sp = strat_even_split(layers, nch);
+	int base = sp.base, rem = sp.rem, fe = sp.fe;
+	/* int, not long: layers are at most MODEL_MAX_LAYERS, and a 64-bit division costs
+	 * several times a 32-bit one */
+	int a = fe * base;
 	if (l < a)
 		return l / base;
-	long b = a + (long)rem * (base + 1);
+	int b = a + rem * (base + 1);
 	if (l < b)
-		return fe + (int)((l - a) / (base + 1));
-	return fe + rem + (int)((l - b) / base);
+		return fe + (l - a) / (base + 1);
+	return fe + rem + (l - b) / base;
 }
 
 /* Mark the stages around a boundary before layer b (a change of layer kind or of recompute
@@ -263,9 +290,9 @@ static void mark_boundary(const strategy_t *s, int layers, int b, uint8_t *start
 		if (l < 0 || l >= layers)
 			continue;
 		int st = chunk_of_layer(l, layers, nch) % s->pp;
-		start[st] = 1;
+		start[st] |= STAGE_SHAPE;
 		if (st + 1 < s->pp)
-			start[st + 1] = 1;
+			start[st + 1] |= STAGE_SHAPE;
 	}
 }
 
@@ -277,18 +304,19 @@ void stage_starts(const model_t *m, const strategy_t *s, uint8_t *start)
 	int p = s->pp, nch = p * s->vpp, L = m->layers;
 	/* one or two stages, or an explicit split: every stage on its own */
 	if (p <= 2 || s->nchunks == nch || L < nch) {
-		memset(start, 1, (size_t)p);
+		memset(start, STAGE_SHAPE, (size_t)p);
 		return;
 	}
 	memset(start, 0, (size_t)p);
-	start[0] = 1;
-	if (p > 1)
-		start[1] = start[p - 1] = 1;
-	/* where the chunk size changes (strat_chunk_span's remainder) */
-	int rem = L % nch, fe = rem <= nch - 2 ? 1 : 0;
-	start[fe % p] = 1;
-	if (fe + rem < nch)
-		start[(fe + rem) % p] = 1;
+	start[0] = STAGE_SHAPE;
+	start[1] = start[p - 1] = STAGE_ENDS;
+	/* where the chunk size changes (strat_chunk_span's remainder; none without one) */
+	strat_split sp = strat_even_split(L, nch);
+	if (sp.rem > 0) {
+		start[sp.fe % p] |= STAGE_SHAPE;
+		if (sp.fe + sp.rem < nch)
+			start[(sp.fe + sp.rem) % p] |= STAGE_SHAPE;
+	}
 	/* layer-kind runs of the main model, then recompute ranges */
 	int b = 0;
 	for (int ri = 0; ri + 1 < m->nruns; ri++) {
