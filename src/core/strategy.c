@@ -277,6 +277,11 @@ static int check_pipeline(const strategy_t *s, const model_t *m, char *why, size
 	if (s->schedule == SCHED_DUALPIPE && (s->pp % 2 || mb % 2))
 		return why_set(why, n, "dualpipe needs an even pp (got %d) and an even number of micro-batches (got %d)",
 				s->pp, mb);
+	/* DualPipe.step asserts num_chunks >= 2 num_ranks (github.com/deepseek-ai/DualPipe): its
+	 * program has no steady phase below that, and the bubble of the DeepSeek-V3 report's
+	 * table assumes one */
+	if (s->schedule == SCHED_DUALPIPE && mb < 2 * s->pp)
+		return why_set(why, n, "dualpipe needs at least 2*pp = %d micro-batches (got %d)", 2 * s->pp, mb);
 	if ((long long)s->pp * s->vpp > STRAT_MAX_CHUNKS)
 		return why_set(why, n, "pp*vpp = %lld exceeds %d pipeline chunks", (long long)s->pp * s->vpp,
 				STRAT_MAX_CHUNKS);
