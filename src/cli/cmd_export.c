@@ -11,9 +11,11 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: strata export [PLAN.yaml] [options] --to %s [-o FILE]\n"
+	fprintf(f, "usage: strata export [PLAN.yaml] [options] --to %s [-o FILE] [--approximate]\n"
 			"  --to TARGET     megatron (command-line flags), deepspeed (JSON), torchtitan (TOML)\n"
 			"  -o, --output F  write F atomically instead of standard output\n"
+			"  --approximate   write a plan the target cannot launch as priced anyway: the nearest it\n"
+			"                  runs, the differences as \"not expressible\" comments (default: refuse, exit 1)\n"
 			"  (strata --help lists the plan options)\n",
 			"megatron|deepspeed|torchtitan");
 }
@@ -36,11 +38,30 @@ static const char *take(int argc, char **argv, int *i, const char *name, int *mi
 	return argv[++*i];
 }
 
+/* 1 (after saying why) when the target would not launch the plan as priced and the user
+ * did not ask for the nearest; 0 to write. */
+static int refuse(export_target t, const plan_t *p, int approx)
+{
+	fw_issues is;
+	int n = export_check(t, p, &is);
+	if (!n || approx)
+		return 0;
+	fprintf(stderr, "strata export: %s would not run this plan as it was priced:\n", fw_caps_of(export_framework(t))->name);
+	for (int i = 0; i < is.n; i++)
+		fprintf(stderr, "  - %s\n", cli_safe(is.text[i]));
+	if (n > is.n)
+		fprintf(stderr, "  - (%d more)\n", n - is.n);
+	fprintf(stderr, "search for what it runs with `strata search --framework %s`, or write the nearest it runs "
+			"with --approximate\n", fw_caps_of(export_framework(t))->key);
+	return 1;
+}
+
 int cmd_export(int argc, char **argv, const paths_t *paths)
 {
 	/* --to and -o belong to export alone: take them out before the shared parser sees
 	 * the arguments, so eval and the others keep rejecting them */
 	const char *to = NULL, *out = NULL;
+	int approx = 0;
 	char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
 	if (!rest) {
 		fprintf(stderr, "strata: out of memory\n");
@@ -57,7 +78,9 @@ int cmd_export(int argc, char **argv, const paths_t *paths)
 			free(rest);
 			return 0;
 		}
-		if ((v = take(argc, argv, &i, "--to", &missing)))
+		if (!strcmp(argv[i], "--approximate"))
+			approx = 1;
+		else if ((v = take(argc, argv, &i, "--to", &missing)))
 			to = v;
 		else if ((v = take(argc, argv, &i, "--output", &missing)) || (v = take(argc, argv, &i, "-o", &missing)))
 			out = v;
@@ -108,6 +131,8 @@ int cmd_export(int argc, char **argv, const paths_t *paths)
 		fprintf(stderr, "strata: invalid strategy: %s\n", cli_safe(r->why));
 		rc = 1;
 	}
+	if (!rc && refuse((export_target)target, p, approx))
+		rc = 1;
 	if (!rc) {
 		char err[1024];
 		int wrc = out ? export_save(out, (export_target)target, p, err, sizeof err)

@@ -1,5 +1,6 @@
 /* strategy.c - strategy defaults, validity rules with readable reasons, enum names. */
 #include "core/strategy.h"
+#include "core/framework.h"
 #include "core/why.h"
 
 #include <stdio.h>
@@ -9,7 +10,7 @@ static const char *rc_names[] = {"none", "selective", "full"};
 static const char *sched_names[] = {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "zb-v", "dualpipe"};
 static const char *prec_names[] = {"bf16", "fp16", "fp8"};
 static const char *cp_names[] = {"ring", "ulysses"};
-static const char *fw_names[] = {"auto", "megatron", "torchtitan"};
+static const char *fw_names[] = {"auto", "megatron", "torchtitan", "deepspeed"};
 static const char *rcm_names[RCM_COUNT] = {"core_attn", "layernorm", "mla_up_proj", "moe_act", "mlp", "moe",
 	"shared_experts"};
 
@@ -276,6 +277,11 @@ static int check_pipeline(const strategy_t *s, const model_t *m, char *why, size
 	if (s->schedule == SCHED_DUALPIPE && (s->pp % 2 || mb % 2))
 		return why_set(why, n, "dualpipe needs an even pp (got %d) and an even number of micro-batches (got %d)",
 				s->pp, mb);
+	/* DualPipe.step asserts num_chunks >= 2 num_ranks (github.com/deepseek-ai/DualPipe): its
+	 * program has no steady phase below that, and the bubble of the DeepSeek-V3 report's
+	 * table assumes one */
+	if (s->schedule == SCHED_DUALPIPE && mb < 2 * s->pp)
+		return why_set(why, n, "dualpipe needs at least 2*pp = %d micro-batches (got %d)", 2 * s->pp, mb);
 	if ((long long)s->pp * s->vpp > STRAT_MAX_CHUNKS)
 		return why_set(why, n, "pp*vpp = %lld exceeds %d pipeline chunks", (long long)s->pp * s->vpp,
 				STRAT_MAX_CHUNKS);
@@ -322,7 +328,7 @@ int strat_validate(const strategy_t *s, const model_t *m, const cluster_t *c, in
 		char *why, size_t n)
 {
 	if (check_degrees(s, devices, why, n) || check_split(s, m, why, n) || check_batch_experts(s, m, why, n) ||
-			check_pipeline(s, m, why, n) || check_values(s, m, c, why, n))
+			check_pipeline(s, m, why, n) || check_values(s, m, c, why, n) || fw_validate(s, m, why, n))
 		return -1;
 	return 0;
 }

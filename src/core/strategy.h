@@ -22,8 +22,9 @@ typedef enum { CP_RING = 0, CP_ULYSSES = 1 } cp_kind_t;
  * behind the weight-gradient GEMMs, and what the loss keeps. FW_AUTO (the default) is the
  * framework that offers the plan's ZeRO level: Megatron-LM shards at most the optimizer
  * (its distributed optimizer), so ZeRO-3 is PyTorch FSDP, whose selective recomputation is
- * per-op checkpointing (torchtitan's); see strat_framework. */
-typedef enum { FW_AUTO = 0, FW_MEGATRON = 1, FW_TORCHTITAN = 2, FW_COUNT = 3 } framework_t;
+ * per-op checkpointing (torchtitan's); see strat_framework. What each framework runs and
+ * how: core/framework.h. */
+typedef enum { FW_AUTO = 0, FW_MEGATRON = 1, FW_TORCHTITAN = 2, FW_DEEPSPEED = 3, FW_COUNT = 4 } framework_t;
 
 /* What `selective` recomputes under Megatron-LM: Megatron-Core's --recompute-modules, a
  * bit each (default RCM_CORE_ATTN, Megatron's own default). */

@@ -4,6 +4,7 @@
 #include "io/export_int.h"
 #include "io/atomic.h"
 #include "io/text.h"
+#include "core/framework.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -79,69 +80,6 @@ void export_ranges_text(const export_facts *x, char *buf, size_t len)
 	}
 }
 
-/* Layers per pipeline stage in model order. Megatron and torchtitan both number
- * interleaved chunks chunk-major (chunk v of stage r is model stage v*pp + r), as strata
- * does. zb-v gives each rank two chunks in a V: strata counts the rank's layers, which
- * are split here into the down chunk (model stage r, the larger half) and the up chunk
- * (model stage 2*pp-1-r). */
-static void stage_layers(export_facts *x)
-{
-	const strategy_t *s = x->s;
-	int lo, n;
-	if (s->schedule == SCHED_ZBV && s->vpp == 1) {
-		x->nstages = 2 * s->pp;
-		for (int r = 0; r < s->pp; r++) {
-			strat_chunk_span(s, x->m->layers, 0, r, &lo, &n);
-			x->stage_layers[r] = n - n / 2;
-			x->stage_layers[2 * s->pp - 1 - r] = n / 2;
-		}
-	} else {
-		x->nstages = s->pp * s->vpp;
-		for (int c = 0; c < x->nstages; c++) {
-			strat_chunk_span(s, x->m->layers, c / s->pp, c % s->pp, &lo, &n);
-			x->stage_layers[c] = n;
-		}
-	}
-	x->even = 1;
-	for (int c = 1; c < x->nstages; c++)
-		if (x->stage_layers[c] != x->stage_layers[0])
-			x->even = 0;
-}
-
-/* One recompute mode for all layers, or Megatron's "block" pattern: full recompute of
- * the first k layers of every stage (all of a stage shorter than k), none elsewhere. */
-static void recompute_shape(export_facts *x)
-{
-	const strategy_t *s = x->s;
-	int L = x->m->layers;
-	x->rc_mode = strat_layer_recompute(s, 0);
-	for (int l = 1; l < L; l++)
-		if (strat_layer_recompute(s, l) != x->rc_mode)
-			x->rc_mode = -1;
-	x->rc_block = 0;
-	if (x->rc_mode >= 0)
-		return;
-	int k = -1, longest_full = 0, lo = 0;
-	for (int c = 0; c < x->nstages; c++) {
-		int n = x->stage_layers[c], full = 0;
-		while (full < n && strat_layer_recompute(s, lo + full) == RC_FULL)
-			full++;
-		for (int l = full; l < n; l++)
-			if (strat_layer_recompute(s, lo + l) != RC_NONE)
-				return;
-		if (full < n) {
-			if (k >= 0 && k != full)
-				return;
-			k = full;
-		} else if (n > longest_full) {
-			longest_full = n; /* a wholly recomputed stage needs k >= its size */
-		}
-		lo += n;
-	}
-	if (k > 0 && longest_full <= k)
-		x->rc_block = k;
-}
-
 void export_facts_get(export_facts *x, const plan_t *p)
 {
 	memset(x, 0, sizeof *x);
@@ -150,32 +88,52 @@ void export_facts_get(export_facts *x, const plan_t *p)
 	x->m = &p->model;
 	x->mb = strat_microbatches(x->s);
 	const model_t *m = x->m;
-	int seen[MODEL_MAX_KINDS] = {0};
-	for (int l = 0; l < m->layers; l++) {
-		int k = model_layer_kind(m, l);
-		if (k >= 0)
-			seen[k] = 1;
-	}
-	int ndense = 0, nmoe = 0;
-	for (int k = 0; k < m->nkinds; k++) {
-		if (!seen[k] || m->kind[k].mtp)
+	for (int k = 0; k < m->nkinds && !(x->moe && x->dense); k++) {
+		const layer_kind *t = &m->kind[k];
+		if (t->mtp || !model_kind_used(m, k))
 			continue;
-		if (m->kind[k].experts > 0) {
-			if (!nmoe++)
-				x->moe = &m->kind[k];
-		} else if (!ndense++) {
-			x->dense = &m->kind[k];
-		}
+		if (t->experts > 0 && !x->moe)
+			x->moe = t;
+		else if (t->experts == 0 && !x->dense)
+			x->dense = t;
 	}
-	x->odd_kinds = ndense > 1 || nmoe > 1;
-	x->odd_width = !model_uniform(m);
+	int mixed = fw_mixed_layers(m);
+	x->odd_kinds = (mixed & FW_MIXED_SHAPES) != 0;
+	x->odd_width = (mixed & FW_MIXED_WIDTHS) != 0;
 	int k0 = model_layer_kind(m, 0);
 	x->attn = &m->kind[k0 >= 0 ? k0 : 0];
 	for (int l = 0; l < m->layers; l++)
 		if (m->kind[model_layer_kind(m, l)].experts > 0)
 			x->moe_layers++;
-	stage_layers(x);
-	recompute_shape(x);
+	fw_layout lay;
+	fw_layout_of(x->s, m, &lay);
+	x->nstages = lay.nstages;
+	memcpy(x->stage_layers, lay.stage_layers, sizeof x->stage_layers);
+	x->even = lay.even;
+	x->rc_mode = lay.rc_mode;
+	x->rc_block = lay.rc_block;
+}
+
+int export_framework(export_target t)
+{
+	static const int fw[EXPORT_COUNT] = {FW_MEGATRON, FW_DEEPSPEED, FW_TORCHTITAN};
+	return (unsigned)t < EXPORT_COUNT ? fw[t] : FW_AUTO;
+}
+
+int export_check(export_target t, const plan_t *p, fw_issues *out)
+{
+	int fw = export_framework(t);
+	const strategy_t *s = &p->strategy;
+	int n = fw_check(fw, s, &p->model, out);
+	int priced = strat_framework(s);
+	if (priced != fw && out && n < FW_MAX_ISSUES) {
+		/* the same strategy costs differently under another framework's kernels */
+		snprintf(out->text[n], FW_WHY, "the plan is priced as %s (framework: %s%s); set framework: %s and "
+				"evaluate it again", fw_caps_of(priced)->name, strat_framework_name(s->framework),
+				s->framework == FW_AUTO ? ", which assumes it here" : "", fw_caps_of(fw)->key);
+		out->n = n + 1;
+	}
+	return n + (priced != fw);
 }
 
 int export_write(FILE *f, export_target t, const plan_t *p, char *err, size_t errlen)

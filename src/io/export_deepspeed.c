@@ -30,7 +30,7 @@ static void limits(export_notes *ns, const export_facts *x, int *autotp, int *ul
 	if (s->tp > 1 && !s->vocab_parallel)
 		export_note(ns, "not expressible: vocab_parallel false; AutoTP decides itself which layers it splits");
 	if (s->pp > 1) {
-		export_note(ns, "not expressible in the JSON: pp %d; build the model as deepspeed.pipe.PipelineModule"
+		export_note(ns, "in the model code: pp %d; build the model as deepspeed.pipe.PipelineModule"
 				"(..., num_stages=%d)", s->pp, s->pp);
 		if (s->zero >= 2)
 			export_note(ns, "not expressible: ZeRO-%d with pp %d; DeepSpeed's pipeline engine refuses ZeRO-2 "
@@ -50,8 +50,7 @@ static void limits(export_notes *ns, const export_facts *x, int *autotp, int *ul
 	if (*ulysses)
 		export_note(ns, "sequence_parallel_size needs DeepSpeed's Ulysses layer (ALST) in the model code");
 	if (x->moe) {
-		export_note(ns, "not expressible in the JSON: ep %d; it is ep_size of deepspeed.moe.layer.MoE in the "
-				"model code", s->ep);
+		export_note(ns, "in the model code: ep %d, the ep_size of deepspeed.moe.layer.MoE", s->ep);
 		if (s->etp > 1)
 			export_note(ns, "not expressible: etp %d (tensor parallelism inside experts)", s->etp);
 	}

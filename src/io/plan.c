@@ -172,7 +172,7 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 		return 0;
 	}
 	if (!strcmp(key, "framework"))
-		return set_enum(&s->framework, key, val, strat_parse_framework, "auto, megatron, torchtitan", err, n);
+		return set_enum(&s->framework, key, val, strat_parse_framework, "auto, megatron, torchtitan, deepspeed", err, n);
 	snprintf(err, n, "unknown strategy key '%s' (known: dp tp pp vpp cp ep etp zero micro_batch "
 			"global_batch seq_length sp recompute schedule precision flash_attention cp_kind "
 			"framework tp_comm_overlap vocab_parallel recompute_layers recompute_modules moe_capacity_factor "

@@ -1,6 +1,7 @@
 /* report.c - table, JSON and CSV views of an evaluation. No formula lives here. */
 #include "io/report.h"
 #include "io/text.h"
+#include "core/framework.h"
 
 #include <string.h>
 
@@ -21,7 +22,7 @@ void report_degrees_json(json_w *w, const strategy_t *s)
 	json_int(w, "micro_batch", s->micro_batch);
 }
 
-static void strategy_json(json_w *w, const strategy_t *s)
+static void strategy_json(json_w *w, const strategy_t *s, const model_t *m)
 {
 	json_obj_begin(w, "strategy");
 	report_degrees_json(w, s);
@@ -43,6 +44,16 @@ static void strategy_json(json_w *w, const strategy_t *s)
 	 * it to its ZeRO level (framework: auto) */
 	json_str(w, "framework", strat_framework_name(strat_framework(s)));
 	json_bool(w, "framework_inferred", s->framework == FW_AUTO);
+	/* which frameworks launch the plan as it is written (core/framework.c), and when the
+	 * one that priced it is not among them, its first reason */
+	json_arr_begin(w, "runs_on");
+	for (int fw = FW_AUTO + 1; fw < FW_COUNT; fw++)
+		if (!fw_check(fw, s, m, NULL))
+			json_str(w, NULL, strat_framework_name(fw));
+	json_arr_end(w);
+	fw_issues is;
+	if (fw_check(strat_framework(s), s, m, &is))
+		json_str(w, "framework_issue", is.text[0]);
 	json_obj_end(w);
 }
 
@@ -58,7 +69,7 @@ void report_json_members(json_w *w, const plan_t *p, const eval_result *r)
 	json_str(w, "model", p->model.name);
 	json_str(w, "cluster", p->cluster.name);
 	json_int(w, "devices", p->devices);
-	strategy_json(w, &p->strategy);
+	strategy_json(w, &p->strategy, &p->model);
 	json_bool(w, "valid", r->valid);
 	if (!r->valid) {
 		json_str(w, "error", r->why);
@@ -165,6 +176,10 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 			strat_framework(s) != FW_MEGATRON ? " framework=" : "",
 			strat_framework(s) != FW_MEGATRON ? strat_framework_name(strat_framework(s)) : "",
 			strat_framework(s) != FW_MEGATRON && s->framework == FW_AUTO ? " (ZeRO-3)" : "", r->microbatches);
+	fw_issues is;
+	if (s->framework == FW_AUTO && fw_check(strat_framework(s), s, &p->model, &is))
+		fprintf(f, "         framework auto assumes %s (%s), which would not run it as priced: %s\n",
+				fw_caps_of(strat_framework(s))->name, fw_auto_reason(s), is.text[0]);
 	fprintf(f, "\nmemory per device (GiB), budget %.1f\n", r->budget_bytes / GIB);
 	fprintf(f, "  stage layers  weights   grads   optim    acts    bufs   total\n");
 	int shown = 0;

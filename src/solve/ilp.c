@@ -2,6 +2,7 @@
  * price the plan as given (the comparison), build and solve the model, and turn the
  * chosen options into per-stage layers, per-layer recompute modes and the idle split. */
 #include "solve/ilp_int.h"
+#include "core/framework.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -327,7 +328,36 @@ static void say_infeasible(const ilp_inst *in, ilp_result *r)
 				in->ec->budget / GIB);
 }
 
-int ilp_solve_costs(const model_t *m, const eval_costs *ec, const strategy_t *base, const ilp_pins *pins,
+/* The pins a plan's named framework adds: one recompute mode for every layer when it
+ * cannot recompute layer by layer (the user's own pins, after it, still win), and no
+ * solve at all when it cannot give stages their own layer counts. 0, or -1 with why. */
+static int framework_pins(const model_t *m, const strategy_t *base, int fw, const ilp_pins *pins,
+		ilp_pins *out, char *why, size_t n)
+{
+	static const ilp_pins none;
+	*out = pins ? *pins : none;
+	/* Megatron's block method (the first N layers of every stage) is one of the ILP's
+	 * patterns, but the ILP does not search within it: one mode for every layer */
+	if (fw == FW_AUTO)
+		fw = base->framework;
+	if (fw == FW_AUTO)
+		return 0;
+	const fw_caps *f = fw_caps_of(fw);
+	if (!f->uneven && base->pp > 1) {
+		snprintf(why, n, "%s cannot give pipeline stages their own layer counts: nothing to balance", f->key);
+		return -1;
+	}
+	if (out->n >= ILP_MAX_PINS) {
+		snprintf(why, n, "too many pins (at most %d, one taken by the framework)", ILP_MAX_PINS - 1);
+		return -1;
+	}
+	memmove(&out->pin[1], &out->pin[0], (size_t)out->n * sizeof out->pin[0]);
+	out->pin[0] = (ilp_pin){ILP_PIN_RECOMPUTE, 0, m->layers, 0, base->recompute};
+	out->n++;
+	return 0;
+}
+
+int ilp_solve_costs(const model_t *m, const eval_costs *ec, const strategy_t *base, const ilp_pins *user_pins,
 		const ilp_params *prm, ilp_result *r)
 {
 	static const ilp_params none;
@@ -342,7 +372,10 @@ int ilp_solve_costs(const model_t *m, const eval_costs *ec, const strategy_t *ba
 	r->bound = r->gap = NAN;
 	ilp_inst in;
 	int *chosen = NULL;
-	if (inst_init(&in, m, ec, pins, prm, r->why, sizeof r->why)) {
+	ilp_pins pins_fw, *pins = &pins_fw;
+	memset(&in, 0, sizeof in);
+	if (framework_pins(m, base, prm->framework, user_pins, pins, r->why, sizeof r->why) ||
+			inst_init(&in, m, ec, pins, prm, r->why, sizeof r->why)) {
 		r->status = ILP_ERROR;
 		goto out;
 	}

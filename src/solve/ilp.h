@@ -55,6 +55,10 @@ typedef struct {
 	long dp_work;               /* tests: the chunk DP's work limit (0: its default) */
 	int mem_cap_mib;            /* memory cap of the solve in MiB (0: ILP_MEM_CAP_MIB); see
 	                             * docs/ilp.md */
+	int framework;              /* framework_t whose rules bind the plan (what it recomputes
+	                             * and splits); FW_AUTO: the strategy's own, and an `auto`
+	                             * strategy is free (the search passes the framework that
+	                             * prices it) */
 } ilp_params;
 
 #define ILP_MEM_CAP_MIB 1024        /* default memory cap of one solve */

@@ -275,6 +275,7 @@ static int refine(search_space *sp, const ilp_pins *lp, int need_ilp, const sear
 	memset(&prm, 0, sizeof prm);
 	prm.time_limit_ms = limit_ms;
 	prm.cancel = o->cancel;
+	prm.framework = strat_framework(&c->s); /* propose only what it runs */
 	memset(ir, 0, sizeof *ir);
 	int st = ilp_solve(j->model, j->cluster, j->devices, &c->s, sp->budget_gib, lp, &prm, ir);
 	it->ilp_status = st;
@@ -723,7 +724,9 @@ int search_explain(const search_job *job, const pin_set *pins, const search_opts
 	else
 		memset(&q, 0, sizeof q);
 	q.top = 1;
-	q.refine = 1;
+	/* one candidate to refine, or the default four with stage pins: the best one's
+	 * framework may not be able to place the pinned layers (recomputation it cannot run) */
+	q.refine = pins && pin_needs_ilp(pins) ? 0 : 1;
 	q.ref_step = 0;
 	q.progress = NULL;
 	char reason[SEARCH_WHY];

@@ -9,6 +9,7 @@
  * lists, and a split with nothing left is dropped whole. */
 #include "solve/search_int.h"
 #include "core/model.h"
+#include "core/framework.h"
 #include "core/why.h"
 
 #include <stdio.h>
@@ -135,6 +136,15 @@ void search_unit_lists(const search_space *sp, const search_unit *u, int filter,
 	L->nrc = pick(sp, PIN_RECOMPUTE, rcs, RC_COUNT, L->rc);
 	L->nsp = u->tp > 1 ? pick(sp, PIN_SP, sp_both, 2, L->sp) : pick(sp, PIN_SP, sp_off, 1, L->sp);
 	L->ncpk = u->cp > 1 ? pick(sp, PIN_CP_KIND, cpk_both, 2, L->cpk) : pick(sp, PIN_CP_KIND, cpk_ring, 1, L->cpk);
+	if (sp->base.framework != FW_AUTO) {
+		/* what the named framework runs (the rest of its rules: strat_validate) */
+		const fw_caps *f = fw_caps_of(sp->base.framework);
+		L->nsched = u->pp > 1 ? keep(L->sched, L->nsched, f->sched) : L->nsched;
+		L->nzero = keep(L->zero, L->nzero, f->zero & (u->pp > 1 ? f->zero_pp : ~0u) & (u->tp > 1 ? f->zero_tp : ~0u));
+		L->nrc = keep(L->rc, L->nrc, f->recompute);
+		L->ncpk = u->cp > 1 ? keep(L->cpk, L->ncpk, f->cp_kinds) : L->ncpk;
+		L->nsp = u->tp > 1 ? keep(L->sp, L->nsp, (f->sp_off ? 1u : 0) | (f->sp_on ? 2u : 0)) : L->nsp;
+	}
 	if (filter) {
 		L->nsched = keep(L->sched, L->nsched, u->sched_ok);
 		L->ncpk = keep(L->cpk, L->ncpk, u->cpk_ok);

@@ -29,6 +29,7 @@
  * (a dropped sample must not set the threshold); a score replaces the step time as the
  * heaps' key, and since it bounds nothing the time bound is off (sp->bound). */
 #include "solve/search_int.h"
+#include "core/framework.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -272,6 +273,15 @@ static int score(search_worker *w, const strategy_t *s, int ui, int *zero_checke
 			char why[256];
 			strat_validate(s, j->model, j->cluster, j->devices, why, sizeof why);
 			search_note_why(w->why, &w->why_s, &w->have_why, why, s);
+		}
+		return 0;
+	}
+	/* an `auto` plan is priced as one framework: propose it only if that one runs it */
+	if (fw_search_check(s, j->model, NULL)) {
+		if (!w->have_why || search_canon_cmp(s, &w->why_s) < 0) {
+			fw_issues is;
+			fw_search_check(s, j->model, &is);
+			search_note_why(w->why, &w->why_s, &w->have_why, is.text[0], s);
 		}
 		return 0;
 	}

@@ -131,8 +131,8 @@ void tui_command(tui_app *a, const char *line)
 			tui_app_msg(a, MSG_ERROR, "nothing to undo");
 	} else if (!strcmp(cmd, "help") || !strcmp(cmd, "h")) {
 		a->mode = MODE_HELP;
-	} else if (!strcmp(cmd, "export")) {
-		tui_export_command(a, rest);
+	} else if (!strcmp(cmd, "export") || !strcmp(cmd, "export!")) {
+		tui_export_command(a, rest, cmd[6] == '!');
 	} else if (!strcmp(cmd, "lua")) {
 		tui_lua_start(a, rest);
 	} else if (!strcmp(cmd, "ilp")) {

@@ -30,10 +30,18 @@ void tui_export_default_name(const tui_app *a, int target, char *out, size_t n)
 	snprintf(out, n, "plan-%s.%s", stem[0] ? stem : "strata", ext[target]);
 }
 
-void tui_export_to(tui_app *a, int target, const char *path)
+void tui_export_to(tui_app *a, int target, const char *path, int force)
 {
 	if (!a->cur_valid) {
 		tui_app_msg(a, MSG_ERROR, "not exported: the strategy is invalid: %s", a->cur_why);
+		return;
+	}
+	fw_issues is;
+	int nis = export_check((export_target)target, a->plan, &is);
+	if (nis && !force) {
+		/* what would be launched is not what was priced: say why, offer the nearest */
+		tui_app_msg(a, MSG_ERROR, "not exported (:export! %s writes the nearest it runs): %s%s", name[target],
+				is.text[0], nis > 1 ? ", and more" : "");
 		return;
 	}
 	char file[1024], err[1024];
@@ -69,7 +77,7 @@ void tui_export_choose(tui_app *a, int key)
 	tui_prompt_open(a, PROMPT_EXPORT, label, file);
 }
 
-void tui_export_command(tui_app *a, const char *args)
+void tui_export_command(tui_app *a, const char *args, int force)
 {
 	char buf[1100];
 	snprintf(buf, sizeof buf, "%s", args);
@@ -86,5 +94,5 @@ void tui_export_command(tui_app *a, const char *args)
 		tui_app_msg(a, MSG_ERROR, "unknown export target '%s' (valid: %s)", tgt, export_target_list());
 		return;
 	}
-	tui_export_to(a, t, file);
+	tui_export_to(a, t, file, force);
 }

@@ -45,7 +45,7 @@ static void prompt_submit(tui_app *a)
 		break;
 	case PROMPT_EXPORT:
 		if (text[0])
-			tui_export_to(a, a->export_target, text);
+			tui_export_to(a, a->export_target, text, 0);
 		break;
 	case PROMPT_TARGET:
 		break;

@@ -27,6 +27,9 @@ static int shown_microbatches(const tui_app *a, int lanew)
 		m = TL_MAX_UNITS / K;
 	if (v > 1)
 		m = m / p * p; /* interleaving runs micro-batches in groups of pp */
+	/* DualPipe's program needs an even count of at least 2 pp (the evaluation's M is one) */
+	if (a->res_sched == SCHED_DUALPIPE && m < 2L * p)
+		m = 2L * p < M ? 2L * p : M;
 	if (a->res_sched == SCHED_DUALPIPE && m % 2 && m < M)
 		m++;
 	return m < 1 ? 1 : (int)m;

@@ -102,9 +102,9 @@ void tui_export_begin(tui_app *a);
 /* PROMPT_TARGET: the key that chose the target (m, d, t). */
 void tui_export_choose(tui_app *a, int key);
 /* Write the plan for a target to path (NULL or "": the default name). */
-void tui_export_to(tui_app *a, int target, const char *path);
+void tui_export_to(tui_app *a, int target, const char *path, int force);
 /* ":export TARGET [FILE]" */
-void tui_export_command(tui_app *a, const char *args);
+void tui_export_command(tui_app *a, const char *args, int force);
 /* The default file name: plan-NAME.megatron.sh, .deepspeed.json, .torchtitan.toml. */
 void tui_export_default_name(const tui_app *a, int target, char *out, size_t n);
 

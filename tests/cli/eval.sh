@@ -158,7 +158,7 @@ sys.exit(not (a["strategy"]["framework"]=="torchtitan" and a["strategy"]["framew
 st eval -m llama3-8b -c dgx-h100 -n 8 --tp 1 --pp 1 --zero 1 --gbs 8 --seq 8192 --recompute selective --json
 check "eval framework auto: ZeRO-1 is priced as megatron" \
     python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); sys.exit(a["strategy"]["framework"]!="megatron")' "$OUT"
-st eval -m llama3-8b -c dgx-h100 -n 8 --tp 2 --pp 1 --framework torchtitan
+st eval -m llama3-8b -c dgx-h100 -n 8 --tp 2 --pp 1 --zero 3 --framework torchtitan
 out_has "eval --framework torchtitan: the table names the framework" "framework=torchtitan"
 st eval -m llama3-8b -c dgx-h100 -n 8 --tp 1 --pp 1 --zero 3 --gbs 8
 out_has "eval framework auto: the table names the implied framework and why" "framework=torchtitan (ZeRO-3)"
@@ -195,9 +195,19 @@ for bad in 0 -1 17 x; do
     expect_rc "eval --moe-capacity-factor $bad: usage error, exit 2" 2
 done
 err_has "eval --moe-capacity-factor x: says what it must be" "moe_capacity_factor must be a number above 0"
+st eval --framework nemo
+expect_rc "eval --framework nemo: usage error, exit 2" 2
+err_has "eval --framework nemo: names the choices" "auto, megatron, torchtitan, deepspeed"
+# a plan that names its framework is one it runs: the rule names the framework and the feature
 st eval --framework deepspeed
-expect_rc "eval --framework deepspeed: usage error, exit 2" 2
-err_has "eval --framework deepspeed: names the choices" "auto, megatron, torchtitan"
+expect_rc "eval --framework deepspeed of the default plan: invalid, exit 1" 1
+err_has "eval --framework deepspeed: the failing rule names the framework and the feature" \
+    "deepspeed cannot run sequence parallelism inside tensor parallelism"
+st eval --framework megatron --schedule zb-v
+err_has "eval --framework megatron --schedule zb-v: refused with what Megatron-LM runs" \
+    "megatron cannot run schedule zb-v (it runs 1f1b, interleaved)"
+st eval --schedule zb-v
+expect_rc "eval framework auto --schedule zb-v: priced (auto names no framework), exit 0" 0
 
 # issue 17: no "dp comm" at dp = 1. One replica syncs no gradients over dp: dense plans show
 # no dp part (ZeRO 0-3 alike); what remains is the cp ranks' sync ("dp-cp comm") or the

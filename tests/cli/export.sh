@@ -18,7 +18,7 @@ for plan in "$G"/*.yaml; do
             fail "export golden $name $target" "$want is missing (run $G/update.sh)"
             continue
         fi
-        st export "$plan" --to "$target"
+        st export "$plan" --to "$target" --approximate
         if [ "$RC" -ne 0 ]; then
             fail "export golden $name $target" "strata export exited $RC"
             show "$ERR"
@@ -31,6 +31,34 @@ for plan in "$G"/*.yaml; do
     done
 done
 check "export golden: at least 4 plans x 3 targets" [ "$n" -ge 12 ]
+
+# ---- a target launches the plan as priced, or the export is refused ------------------
+# Without --approximate, an export either has no "not expressible" line or is refused
+# (exit 1) with the reasons, one per line, naming the framework and the feature; a plan
+# priced as another framework is refused too.
+for plan in "$G"/*.yaml; do
+    name=$(basename "$plan" .yaml)
+    for pair in megatron:sh deepspeed:json torchtitan:toml; do
+        target=${pair%%:*}
+        want=$G/$name.$target.${pair#*:}
+        st export "$plan" --to "$target"
+        if [ "$RC" -eq 0 ]; then
+            check "export $name $target: written as priced, so no \"not expressible\" line" \
+                eval '! grep -q "not expressible" "$OUT" && cmp -s "$OUT" "$want"'
+        else
+            check "export $name $target: refused (exit 1) with reasons and the way out" \
+                eval '[ "$RC" -eq 1 ] && [ ! -s "$OUT" ] && grep -q "^  - $target cannot\|^  - the plan is priced as" "$ERR" &&
+                      grep -q -- "--approximate" "$ERR" && grep -q "search --framework $target" "$ERR"'
+            check "export $name $target: each reason the table gives is a \"not expressible\" line of the approximation, or the pricing" \
+                eval '[ "$(grep -c "^  - $target cannot" "$ERR")" -eq 0 ] || grep -q "not expressible" "$want"'
+        fi
+    done
+done
+st export "$G/dense.yaml" --to torchtitan
+err_has "export: a plan priced as Megatron-LM is not written for torchtitan" \
+    "the plan is priced as Megatron-LM (framework: auto, which assumes it here); set framework: torchtitan"
+st export "$G/dense.yaml" --to megatron
+expect_rc "export: the dense plan runs on Megatron-LM as priced, exit 0" 0
 
 # ---- the golden files are what the targets accept ------------------------------------
 # Names below were read from the upstream sources (see the comments at the top of
@@ -158,11 +186,15 @@ else
 fi
 
 # ---- the command -----------------------------------------------------------------------
-for t in megatron deepspeed torchtitan; do
+st export --to megatron
+expect_rc "export --to megatron of the default plan: exit 0" 0
+for t in deepspeed torchtitan; do
     st export --to "$t"
-    expect_rc "export --to $t of the default plan: exit 0" 0
+    expect_rc "export --to $t of the default plan (priced as Megatron-LM): refused, exit 1" 1
+    st export --to "$t" --approximate
+    expect_rc "export --to $t --approximate of the default plan: exit 0" 0
 done
-st export "$G/dense.yaml" --to=deepspeed
+st export "$G/dense.yaml" --to=deepspeed --approximate
 check "export --to=NAME form gives the same output" cmp -s "$OUT" "$G/dense.deepspeed.json"
 st export "$G/dense.yaml" --to megatron --tp 4
 check "export: options override the plan (--tp 4)" grep -q -- '--tensor-model-parallel-size 4 ' "$OUT"
@@ -196,7 +228,7 @@ out_has "export --help: lists the targets" "megatron|deepspeed|torchtitan"
 # ---- -o: atomic replacement ------------------------------------------------------------
 D=$T/out
 mkdir -p "$D"
-st export "$G/dense.yaml" --to torchtitan -o "$D/job.toml"
+st export "$G/dense.yaml" --to torchtitan -o "$D/job.toml" --approximate
 expect_rc "export -o: exit 0" 0
 check "export -o: nothing on standard output" [ ! -s "$OUT" ]
 check "export -o: file equals the golden output" cmp -s "$D/job.toml" "$G/dense.torchtitan.toml"
@@ -211,7 +243,7 @@ check "export -o replaces by rename (a hard link keeps the old inode's contents)
     grep -qx 'old contents' "$D/args.hardlink"
 check "export -o keeps the permission bits of the replaced file" [ "$(stat -c %a "$D/args.sh")" = 600 ]
 ln -s args.sh "$D/via-link.sh"
-st export "$G/moe.yaml" --to megatron -o "$D/via-link.sh"
+st export "$G/moe.yaml" --to megatron -o "$D/via-link.sh" --approximate
 check "export -o through a symlink: the link stays a link" [ -L "$D/via-link.sh" ]
 check "export -o through a symlink: its target is replaced" cmp -s "$D/args.sh" "$G/moe.megatron.sh"
 check "export -o: no temporary files left behind" \

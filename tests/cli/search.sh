@@ -173,9 +173,9 @@ check "search --framework torchtitan: every result keeps framework torchtitan" \
 # across nodes); the simpler shows the row, "+1 alike" counts the other
 st search -m llama3-70b -n 512 --top 10
 check "search alike: the table marks a merged row '+1 alike', the simpler strategy shown" \
-    grep -q "dp=16 tp=2 pp=2 cp=8(ring) zero=2 mbs=2 sp none zb-v uneven  +1 alike" "$OUT"
+    grep -q "dp=16 tp=2 pp=2 vpp=7 cp=8(ring) zero=2 mbs=2 sp none interleaved uneven  +1 alike" "$OUT"
 check "search alike: the dp 8 cp 16 mbs 4 twin is no row of its own" \
-    eval '! grep -q "dp=8 tp=2 pp=2 cp=16(ring) zero=2 mbs=4 sp none zb-v" "$OUT"'
+    eval '! grep -q "dp=8 tp=2 pp=2 vpp=7 cp=16(ring) zero=2 mbs=4 sp none interleaved" "$OUT"'
 out_has "search alike: a note says what +N alike means" "+N alike: N more strategies with identical results"
 # JSON (outer level only, so every strategy evaluates as it is): no two results alike, ten
 # rows, and each merged strategy evaluated on its own gives its row's figures
@@ -223,3 +223,34 @@ sys.exit(not near(figs(row), json.load(open(sys.argv[3]))))' "$T/alike.json" "$r
 done < <(grep '^args' "$T/alike")
 check "search alike --json: each of the $n merged strategies, evaluated alone, gives its row's figures" \
     [ "$bad" -eq 0 -a "$n" -gt 0 ]
+
+# issue 18: search --framework F proposes only what F runs, so every plan it returns exports
+# to F exactly (exit 0, no "not expressible" line); the moe preset covers experts too
+for fw in megatron torchtitan deepspeed; do
+    for model in llama3-8b mixtral-8x7b; do
+        st search -m "$model" -c dgx-h100 -n 16 --seq 4096 --gbs 64 --framework "$fw" --no-ilp --json --top 5
+        python3 - "$OUT" >"$T/fwargs" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1])):
+    a = r["strategy"]
+    print(" ".join("--%s %s" % (k, a[v]) for k, v in (("dp", "dp"), ("tp", "tp"), ("pp", "pp"), ("vpp", "vpp"),
+          ("cp", "cp"), ("ep", "ep"), ("etp", "etp"), ("zero", "zero"), ("mbs", "micro_batch"),
+          ("recompute", "recompute"), ("schedule", "schedule"), ("cp-kind", "cp_kind"))),
+          "--sp" if a["sp"] else "--no-sp", "--tp-overlap" if a["tp_comm_overlap"] else "")
+PY
+        n=0 bad=0
+        while read -r args; do
+            n=$((n + 1))
+            "$STRATA" export -m "$model" -c dgx-h100 -n 16 --seq 4096 --gbs 64 --framework "$fw" $args --to "$fw" \
+                >"$T/fw.out" 2>"$T/fw.err" && ! grep -q "not expressible" "$T/fw.out" || {
+                bad=$((bad + 1))
+                echo "    $args:" && head -3 "$T/fw.err"
+            }
+        done <"$T/fwargs"
+        check "search --framework $fw ($model): each of its $n plans exports to $fw as priced" \
+            eval '[ "$n" -ge 3 ] && [ "$bad" -eq 0 ]'
+    done
+done
+st search -m llama3-70b -n 512 --top 20 --json
+check "search (framework auto): no plan the framework that prices it cannot run (no zb-v, DualPipe, GPipe under Megatron-LM)" \
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d or any("framework_issue" in r["strategy"] for r in d))' "$OUT"

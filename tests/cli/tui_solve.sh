@@ -61,9 +61,12 @@ check "e writes what strata export writes (uneven split included)" cmp -s "$T/ou
 check "the export has the ILP's first/last stage layers" grep -Eq -- '--decoder-(first|last)-pipeline-num-layers|--pipeline-model-parallel-layout' "$T/out/plan-ilp.megatron.sh"
 typed ":export torchtitan $T/out/tt.toml"
 keys Enter
-tcheck ":export torchtitan FILE: exported" wait_for "exported $T/out/tt.toml"
-st export "$T/out/ilp.yaml" --to torchtitan -o "$T/out/cli.toml"
-check ":export torchtitan = strata export --to torchtitan" cmp -s "$T/out/tt.toml" "$T/out/cli.toml"
+tcheck ":export torchtitan of a plan priced as Megatron-LM: refused" wait_for "not exported (:export! torchtitan"
+typed ":export! torchtitan $T/out/tt.toml"
+keys Enter
+tcheck ":export! torchtitan FILE: exported" wait_for "exported $T/out/tt.toml"
+st export "$T/out/ilp.yaml" --to torchtitan -o "$T/out/cli.toml" --approximate
+check ":export! torchtitan = strata export --to torchtitan --approximate" cmp -s "$T/out/tt.toml" "$T/out/cli.toml"
 
 # ---- undo, discard ----------------------------------------------------------------------
 keys u

@@ -511,7 +511,7 @@ static void test_dualpipe_ep(void)
 	model_t m;
 	cluster_t c = fixed_cluster();
 	mixtral(&m);
-	strategy_t s = strat(8, 1, 2, 16, 4096);
+	strategy_t s = strat(8, 1, 2, 32, 4096); /* 4 micro-batches: DualPipe needs 2 pp */
 	s.ep = 8;
 	s.zero = 1;
 	double saved[3];

@@ -13,11 +13,16 @@
  *     gives ZeRO 1 and 2 the model-state bytes and time of ZeRO 0 under Megatron-LM.
  *   - monotonicity: more recomputation never less time nor more stored activations; a larger
  *     micro-batch never fewer stored activations; a higher ZeRO level never more model-state
- *     memory (weights, gradients, optimizer states).
+ *     memory (weights, gradients, optimizer states); a faster link (NVLink or network
+ *     bandwidth x 1.5, network latency / 2) never more step time.
+ *   - conservation: the pipeline timeline (core/timeline.c) fed with the evaluation's stage
+ *     times keeps each device busy m x its stage's parts, and idles the closed-form bubble
+ *     (CONS_TOL below), on a sample and on a sweep of every schedule over pp 1..64.
  * A violation prints the plan that shows it. */
 #include "check.h"
 #include "fixture.h"
 #include "core/evaluate.h"
+#include "core/timeline.h"
 #include "io/paths.h"
 #include "io/plan.h"
 
@@ -33,6 +38,21 @@
  * flash kernels compute half of it, so a long-sequence plan's HFU may pass the GEMM
  * ceiling by the attention share of the work: a bounded slack, not an open door. */
 #define SLACK 1.05
+/* Conservation: the timeline's longest device window less m slowest-stage times must equal
+ * the closed-form bubble within half a slowest-stage time (F + B) plus the pipeline's
+ * imbalance (the sum over stages of the slowest stage's time less theirs). The closed forms
+ * take "sum of the stages + (m-1) x the slowest", exact when the slowest stage is the last;
+ * the timeline runs the real order, in which a slow stage in the middle hides part of its
+ * warm-up behind faster neighbours, so the closed form may charge up to the imbalance more,
+ * and under interleaving up to v times it (each of the v chunk rows of the warm-up carries its
+ * own; measured on the pp 1..64 sweep: 1.3 stage times at pp 12 vpp 2, imbalance 0.5). Enforced for
+ * GPipe, 1F1B and interleaved; the zero-bubble schedules and DualPipe are measured and
+ * reported (SKIP with the worst gap): their closed forms are known to disagree with their
+ * schedules (docs/plausibility.md, "Conservation"). */
+#define CONS_TOL 0.5
+#define CONS_EVERY 16      /* one timeline per 16 samples in make test */
+#define CONS_EVERY_LONG 1024 /* and per 1024 under make check-invariants (a timeline costs ~100 evaluations) */
+#define CONS_STRICT(k) ((k) == SCHED_GPIPE || (k) == SCHED_1F1B || (k) == SCHED_INTERLEAVED)
 
 static eval_result res, alt;
 
@@ -66,7 +86,23 @@ static int monotone(const model_t *m, const cluster_t *c, int dev, const strateg
 {
 	strategy_t o = *s;
 	(void)m;
-	switch (rnd(3)) {
+	switch (rnd(4)) {
+	case 3: { /* a faster link: NVLink or network bandwidth up, or latency down */
+		static cluster_t f;
+		f = *c;
+		int k = (int)rnd(3);
+		if (k == 0)
+			f.node_gbps *= 1.5;
+		else if (k == 1)
+			f.net_gbps *= 1.5;
+		else
+			f.net_lat_us *= 0.5;
+		*what = k == 0 ? "faster NVLink: no more step time" : k == 1 ? "faster network: no more step time" :
+			"lower network latency: no more step time";
+		if (eval_run(m, &f, dev, s, 0, &alt))
+			return -1;
+		return alt.step <= res.step * (1 + 1e-12);
+	}
 	case 0: /* more recomputation */
 		if (s->recompute == RC_FULL || s->nranges)
 			return -1;
@@ -119,6 +155,103 @@ static int equivalent(const model_t *m, const strategy_t *s, strategy_t *o, cons
 	}
 	return 0;
 }
+static void show(const char *what, const char *mname, const char *cname, const strategy_t *s, int dev);
+
+/* ---- conservation: the timeline against the closed forms ---- */
+static tl_result tl;
+/* worst disagreement per schedule, in units of the slowest stage's F + B (stats) */
+static double cons_worst[SCHED_COUNT];
+
+/* Simulate r's pipeline step (core/timeline.c) and compare it with the evaluation: -1 when
+ * it cannot be simulated (too many blocks), 1 when it agrees, 0 when not; *busy_err and
+ * *idle_err say by how much (relative to one device's work and in slowest-stage times). */
+static int conserved(const strategy_t *s, const eval_result *r, double *busy_err, double *idle_err)
+{
+	static double f[EVAL_MAX_STAGES], b[EVAL_MAX_STAGES], w[EVAL_MAX_STAGES];
+	int p = r->stages, m = r->microbatches;
+	double tmax = 0, imb = 0;
+	for (int i = 0; i < p; i++) {
+		f[i] = r->st[i].fwd;
+		b[i] = r->st[i].bwd;
+		w[i] = r->st[i].wgrad;
+		tmax = fmax(tmax, f[i] + b[i]);
+	}
+	for (int i = 0; i < p; i++)
+		imb += tmax - (f[i] + b[i]);
+	tl_spec sp = {s->schedule, p, s->vpp, m, f, b, w};
+	char why[256];
+	if (tl_units(&sp) > TL_MAX_UNITS || tl_simulate(&sp, &tl, why, sizeof why))
+		return -1;
+	/* busy: every device computes its stage's parts m times (DualPipe: half the micro-batches
+	 * through each of its two stages) */
+	double win = 0;
+	*busy_err = 0;
+	for (int d = 0; d < p; d++) {
+		const eval_stage_time *a = &r->st[d], *z = &r->st[p - 1 - d];
+		double parts = a->compute + a->recompute + a->tp + a->cp + a->ep + a->pp + a->dp_exposed;
+		double zparts = z->compute + z->recompute + z->tp + z->cp + z->ep + z->pp + z->dp_exposed;
+		double want = s->schedule == SCHED_DUALPIPE && p > 1 ? m / 2.0 * (parts + zparts) : m * parts;
+		*busy_err = fmax(*busy_err, fabs(tl.busy[d] - want) / want);
+	}
+	/* idle: the longest device window (first block to last) less m slowest-stage times */
+	for (int d = 0; d < p; d++) {
+		double t0 = INFINITY, t1 = 0;
+		for (int i = 0; i < tl.nops; i++)
+			if (tl.ops[i].dev == d) {
+				t0 = fmin(t0, tl.ops[i].t0);
+				t1 = fmax(t1, tl.ops[i].t1);
+			}
+		win = fmax(win, t1 - t0);
+	}
+	*idle_err = ((win - m * tmax) - r->bubble) / tmax;
+	cons_worst[s->schedule] = fmax(cons_worst[s->schedule], fabs(*idle_err));
+	return *busy_err <= 1e-9 && (fabs(*idle_err) <= CONS_TOL + s->vpp * imb / tmax || !CONS_STRICT(s->schedule));
+}
+
+/* Every schedule, pp 1..64 and three micro-batch counts on one deep model (Llama-3.1-405B,
+ * 126 layers, tp 8 on DGX H100): the conservation check over the whole pipeline range.
+ * pp, 2 pp and 4 pp micro-batches (fmax_ = 4; make test: pp only). Returns the violations
+ * of the enforced schedules; *n counts the simulated plans. */
+static long cons_sweep(const paths_t *paths, int fmax_, long *n)
+{
+	static model_t m;
+	static cluster_t c;
+	char err[256];
+	long bad = 0;
+	*n = 0;
+	if (plan_load_model(&m, "llama3-405b", paths, err, sizeof err) ||
+			plan_load_cluster(&c, "dgx-h100", paths, err, sizeof err))
+		return 1;
+	for (int k = 0; k < SCHED_COUNT; k++)
+		for (int v = 1; v <= (k == SCHED_INTERLEAVED ? 3 : 1); v++)
+			for (int p = 1; p <= 64; p++)
+				for (int f = 1; f <= fmax_; f *= 2) {
+					strategy_t s = strat_default();
+					s.dp = 1;
+					s.tp = 8;
+					s.pp = p;
+					s.vpp = p > 1 ? v : 1;
+					s.schedule = (uint8_t)k;
+					s.seq = 4096;
+					s.global_batch = f * p * (k == SCHED_DUALPIPE ? 2 : 1);
+					double be, ie;
+					if (eval_run(&m, &c, 8 * p, &s, 1e6, &res)) {
+						if (getenv("CONS_DEBUG"))
+							printf("  %s\n", res.why);
+						continue;
+					}
+					int ok = conserved(&s, &res, &be, &ie);
+					if (ok < 0)
+						continue;
+					(*n)++;
+					if (!ok && bad++ < 3) {
+						show("conservation (sweep)", "llama3-405b", "dgx-h100", &s, 8 * p);
+						printf("    busy off by %.3g, idle off by %.3f stage times\n", be, ie);
+					}
+				}
+	return bad;
+}
+
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 static uint32_t rnd(uint32_t n)
 {
@@ -173,7 +306,7 @@ int main(void)
 	int nclu = fixture_presets(&paths, "clusters", clusters, 64);
 	char err[512];
 	double worst = 0;
-	long equiv = 0, bad_equiv = 0, mono = 0, bad_mono = 0;
+	long equiv = 0, bad_equiv = 0, mono = 0, bad_mono = 0, cons = 0, bad_cons = 0;
 	long bad_dp1 = 0, valid = 0, bad_finite = 0, bad_mfu = 0, bad_flops = 0, checked = 0;
 	for (int i = 0; i < nmod; i++) {
 		if (plan_load_model(&m, models[i], &paths, err, sizeof err))
@@ -240,6 +373,15 @@ int main(void)
 								alt.step, acts_max(&res), acts_max(&alt), states_max(&res), states_max(&alt));
 					}
 				}
+				double be, ie;
+				int held_c = n % (env ? CONS_EVERY_LONG : CONS_EVERY) ? -1 : conserved(&s, &res, &be, &ie);
+				if (held_c >= 0) {
+					cons++;
+					if (!held_c && bad_cons++ < 5) {
+						show("conservation", models[i], clusters[j], &s, dev);
+						printf("    busy off by %.3g, idle off by %.3f stage times (bubble %.6g s)\n", be, ie, res.bubble);
+					}
+				}
 				if (flops_ref == 0)
 					flops_ref = res.model_flops;
 				else if (fabs(res.model_flops - flops_ref) > 1e-9 * flops_ref && bad_flops++ < 3) {
@@ -257,8 +399,17 @@ int main(void)
 			"violations; the highest HFU is %.3f of the ceiling)", SLACK, bad_mfu, worst));
 	CHECK(bad_equiv == 0, check_fmt("invariants: %ld pairs of equivalent plans evaluate identically (%ld "
 			"differ)", equiv, bad_equiv));
-	CHECK(bad_mono == 0, check_fmt("invariants: %ld monotone steps hold (recompute, micro-batch, ZeRO; %ld "
-			"violations)", mono, bad_mono));
+	CHECK(bad_mono == 0, check_fmt("invariants: %ld monotone steps hold (recompute, micro-batch, ZeRO, a faster "
+			"link; %ld violations)", mono, bad_mono));
+	long nsweep = 0, bad_sweep = cons_sweep(&paths, env ? 4 : 1, &nsweep);
+	CHECK(bad_cons == 0 && bad_sweep == 0, check_fmt("invariants: %ld sampled and %ld swept (pp 1..64) timelines "
+			"conserve the evaluation: busy = m x the stage's parts, idle = the closed-form bubble within %.1f "
+			"stage times + (vpp x) the imbalance for gpipe, 1f1b, interleaved (%ld + %ld violations)", cons, nsweep, CONS_TOL, bad_cons,
+			bad_sweep));
+	for (int k = 0; k < SCHED_COUNT; k++)
+		if (!CONS_STRICT(k))
+			printf("SKIP invariants: %s timeline against its closed-form bubble: not enforced, worst gap %.2f stage "
+					"times (known disagreement, docs/plausibility.md)\n", strat_schedule_name(k), cons_worst[k]);
 	CHECK(bad_dp1 == 0, check_fmt("invariants: at dp = 1 no dp comm without cp ranks or an expert data-parallel "
 			"group, and what there is is named after them (%ld violations)", bad_dp1));
 	CHECK(bad_flops == 0, check_fmt("invariants: model FLOPs the same for every strategy of a job, expert "

@@ -8,6 +8,7 @@
  * filter, the scored one ranks by the score, a hook's abort stops it with its reason).
  * (Pin parsing and unsatisfiable pins: test_search_pins.c.) */
 #include "check.h"
+#include "core/framework.h"
 #include "fixture.h"
 #include "core/evaluate.h"
 #include "io/paths.h"
@@ -139,7 +140,8 @@ static void brute(int canonical)
 													s.cp_kind = (uint8_t)k;
 													if (canonical && s.cp == 1 && k)
 														continue;
-													if ((!bf_keep || bf_keep(&s)) &&
+													/* what the framework that prices it runs */
+													if ((!bf_keep || bf_keep(&s)) && !fw_search_check(&s, m, NULL) &&
 															eval_run(m, c, N, &s, plan.budget_gib, &ev) == 0 && ev.fits)
 														bf_offer(&s, bf_by_peak ? ev.peak_bytes : ev.step, ev.peak_bytes);
 												}

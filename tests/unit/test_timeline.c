@@ -198,6 +198,50 @@ static void test_zero_bubble(void)
 	}
 }
 
+/* DualPipe runs the implementation's program (github.com/deepseek-ai/DualPipe, DualPipe.step):
+ * at pp 2 it leaves no gap, whatever the stage times (before, the greedy choice idled 11 %
+ * of the DeepSeek-V3 pp 2 step); with F = B = W the idle time per device is the DeepSeek-V3
+ * report's (pp/2 - 1)(F&B + B - 3W) (F&B = F + B, B the full backward); every device holds
+ * pp + 1 micro-batches at its peak, the report's activation count. */
+static void test_dualpipe(void)
+{
+	char nm[160];
+	/* DeepSeek-V3 on 2048 H800, dp 128 tp 4 pp 2 cp 2 ep 256: the evaluation's stage times */
+	F[0] = 0.2044, B[0] = 0.3235, W[0] = 0.0668;
+	F[1] = 0.2181, B[1] = 0.3448, W[1] = 0.0735;
+	for (int m = 4; m <= 16; m += 4) {
+		if (run(SCHED_DUALPIPE, 2, 1, m))
+			continue;
+		double work = m / 2.0 * (F[0] + B[0] + F[1] + B[1]);
+		snprintf(nm, sizeof nm, "dualpipe pp 2 m %d: no idle time (makespan %.4f, work %.4f)", m, res.makespan, work);
+		CHECK_NEAR(res.makespan, work, 1e-9, nm);
+		snprintf(nm, sizeof nm, "dualpipe pp 2 m %d", m);
+		check_structure(nm, SCHED_DUALPIPE, 2, 1, m);
+	}
+	for (int p = 4; p <= 16; p *= 2) {
+		stage_times(p, 1, 2, 1);
+		int m = 4 * p;
+		if (run(SCHED_DUALPIPE, p, 1, m))
+			continue;
+		snprintf(nm, sizeof nm, "dualpipe pp %d m %d, F = B = W: idle (p/2-1)(F&B + B - 3W)", p, m);
+		CHECK_NEAR(res.makespan - m * 3.0, (p / 2 - 1) * (1 + 2 + 2 - 3), 1e-9, nm);
+		snprintf(nm, sizeof nm, "dualpipe pp %d m %d", p, m);
+		check_structure(nm, SCHED_DUALPIPE, p, 1, m);
+		int peak_ok = 1;
+		for (int d = 0; d < p; d++) {
+			int n = 0, peak = 0;
+			for (int i = 0; i < res.nops; i++)
+				if (res.ops[i].dev == d && res.ops[i].kind != TL_W) {
+					n += res.ops[i].kind == TL_F ? 1 : -1;
+					peak = n > peak ? n : peak;
+				}
+			peak_ok &= peak == p + 1;
+		}
+		snprintf(nm, sizeof nm, "dualpipe pp %d: every device holds pp + 1 micro-batches at its peak", p);
+		CHECK(peak_ok, nm);
+	}
+}
+
 static void test_errors(void)
 {
 	char why[256];
@@ -252,6 +296,7 @@ int main(void)
 	test_closed_forms();
 	test_inflight_1f1b();
 	test_zero_bubble();
+	test_dualpipe();
 	test_errors();
 	test_all_shapes();
 	return check_done();

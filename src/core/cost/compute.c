@@ -1,4 +1,5 @@
 /* compute.c - the attention core's kernel time (compute.h has the sources). */
+#include "core/framework.h"
 #include "core/cost/compute.h"
 #include "core/cost/layer.h"
 
@@ -13,7 +14,7 @@ compute_attn compute_attn_core(const cost_ctx *x, const struct layer_shape *sh, 
 		 * does 2.5x the forward FLOPs; kernels run at the `flash` fraction of peak
 		 * (`flash_sdpa` for PyTorch SDPA's FlashAttention-2 under torchtitan) */
 		double fl = 0.5 * core_fl;
-		double fe = strat_framework(s) == FW_TORCHTITAN && c->eff.flash_sdpa > 0 ? c->eff.flash_sdpa : c->eff.flash;
+		double fe = fw_run_caps(s)->sdpa_attention && c->eff.flash_sdpa > 0 ? c->eff.flash_sdpa : c->eff.flash;
 		a.f = fl / (x->peak16 * fe);
 		a.b = 2.5 * fl / (x->peak16 * fe);
 		a.sel = a.f;

@@ -6,6 +6,7 @@
  * bias-dropout-residual adds, rotary (or bias) on Q and K and the MLP activation, each
  * streaming its tensors through HBM; backward twice. */
 
+#include "core/framework.h"
 #include "core/cost/layer.h"
 #include "core/cost/memory.h"
 #include "core/cost/recompute.h"
@@ -128,7 +129,7 @@ static void layer_finish(const cost_ctx *x, int k, const layer_parts *p, layer_c
 	layer_compute(x, k, p, o);
 	lcomm_price(x, p, o);
 	o->flops_sel = recomp_megatron(x, p, o);
-	if (strat_framework(x->s) == FW_TORCHTITAN)
+	if (fw_run_caps(x->s)->per_op_sac)
 		recomp_torchtitan(x, p, o);
 }
 

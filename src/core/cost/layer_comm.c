@@ -12,6 +12,7 @@
  * under the paired chunk (DeepSeek-V3 report, arXiv 2412.19437, Sec. 3.2.1). */
 #include <math.h>
 
+#include "core/framework.h"
 #include "core/cost/layer.h"
 
 /* Megatron TP; a MoE layer with SP keeps its tokens sharded through the experts, so only
@@ -32,7 +33,7 @@ static void tp_comm(const cost_ctx *x, const layer_parts *p, layer_cost *o)
 	o->tp_b = comm_overlap(comm, s->tp_overlap ? 2 * win : win, kap);
 	/* PyTorch DTensor TP (torchtitan without async TP) runs the backward collectives inside
 	 * the autograd graph, each waited for before the next GEMM: none hidden */
-	if (strat_framework(s) == FW_TORCHTITAN && !s->tp_overlap)
+	if (fw_run_caps(s)->tp_bwd_serial && !s->tp_overlap)
 		o->tp_b = comm;
 }
 

@@ -1,4 +1,5 @@
 /* memory.c - activation, model-state, buffer and logit bytes (memory.h has the sources). */
+#include "core/framework.h"
 #include "core/cost/memory.h"
 
 /* MLP block: the block input (norm output), the first GEMM's outputs and the activation's
@@ -77,11 +78,12 @@ mem_state mem_state_bytes(const strategy_t *s, double d_dense, double d_exp)
 	return o;
 }
 
-/* Megatron's vocab-parallel cross entropy: bf16 logits + one fp32 copy exponentiated in
+/* Bytes per logit the framework's loss keeps (core/framework.c). Megatron's vocab-parallel
+ * cross entropy: bf16 logits + one fp32 copy exponentiated in
  * place (6); torchtitan's loss, cross_entropy(pred.float(), labels), also keeps
  * log_softmax's separate fp32 output for backward (10). */
 double mem_logit_bytes(const strategy_t *s)
 {
-	return strat_framework(s) == FW_TORCHTITAN ? 10.0 : 6.0;
+	return fw_run_caps(s)->logit_bytes;
 }
 

@@ -1,0 +1,111 @@
+/* framework.h - what each training framework can run, and how it runs it.
+ *
+ * One table per framework (Megatron-LM, torchtitan, DeepSpeed): the schedules, ZeRO/FSDP
+ * levels, cp kinds, recompute granularities and pipeline layouts it runs, checked by
+ * fw_check, and the few ways it runs the same plan differently (loss kernel, attention
+ * kernel, selective recomputation, TP backward collectives), read by the cost model.
+ * strat_validate rejects a plan its named framework cannot run; the search proposes only
+ * what the framework runs; an export writes only a plan its target runs. */
+#ifndef STRATA_CORE_FRAMEWORK_H
+#define STRATA_CORE_FRAMEWORK_H
+
+#include "core/model.h"
+#include "core/strategy.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define FW_WHY 300          /* one reason, a sentence */
+#define FW_MAX_ISSUES 16
+
+/* What a framework runs (masks and switches) and how it runs it (the cost model reads
+ * the last four fields through fw_caps_of). */
+typedef struct {
+	const char *key;          /* "megatron": the plan-file name */
+	const char *name;         /* "Megatron-LM": as printed */
+	unsigned sched;           /* schedule_t bits it runs with pp > 1 */
+	unsigned zero;            /* ZeRO levels it runs (bit per level) */
+	unsigned zero_pp;         /* ... and with pp > 1 */
+	unsigned zero_tp;         /* ... and with tp > 1 */
+	unsigned cp_kinds;        /* cp_kind_t bits */
+	unsigned recompute;       /* recompute_t bits */
+	unsigned precision;       /* PREC_* bits */
+	bool vpp;                 /* virtual stages (interleaved chunks) */
+	bool uneven;              /* explicit per-stage layer counts */
+	bool empty_stage;         /* ... a stage may hold no layer */
+	bool rc_block;            /* per-layer recompute as "the first N layers of every stage" */
+	bool rc_modules;          /* Megatron-Core's --recompute-modules */
+	bool sp_off;              /* tensor parallelism without sequence parallelism */
+	bool sp_on;               /* ... and with it */
+	bool tp_overlap;          /* overlapped TP collectives (TE userbuffers, async TP) */
+	bool etp;                 /* an expert TP other than 1 */
+	bool unfused_attention;   /* flash_attention false */
+	bool mtp;                 /* multi-token-prediction modules */
+	bool mixed_layers;        /* layers of several dense/MoE shapes or widths */
+	/* how it runs a plan */
+	double logit_bytes;       /* bytes its loss keeps per logit of the micro-batch */
+	bool sdpa_attention;      /* PyTorch SDPA kernels (the `flash_sdpa` efficiency) */
+	bool per_op_sac;          /* `selective` is per-op checkpointing (torchtitan's) */
+	bool tp_bwd_serial;       /* TP backward collectives waited for in autograd */
+} fw_caps;
+
+/* Reasons a framework cannot run a plan, each a sentence naming it and the feature. */
+typedef struct {
+	int n;
+	char text[FW_MAX_ISSUES][FW_WHY];
+} fw_issues;
+
+/* A plan's pipeline in model order, as the frameworks lay it out (zb-v: two chunks per
+ * rank, down then up), with its recompute pattern. */
+typedef struct {
+	int nstages;                          /* pp*vpp, or 2*pp for zb-v */
+	int stage_layers[2 * STRAT_MAX_CHUNKS];
+	int even;                             /* the default split, or explicit counts all equal */
+	int empty;                            /* a stage without layers */
+	int rc_mode;                          /* one recompute mode for every layer, or -1 */
+	int rc_block;                         /* k > 0: full recompute of exactly the first k
+	                                       * layers of every stage, none elsewhere
+	                                       * (Megatron's block method) */
+} fw_layout;
+
+extern const fw_caps fw_table[FW_COUNT];
+
+/* The table of framework fw (FW_MEGATRON .. FW_DEEPSPEED); FW_AUTO gives Megatron-LM's. */
+static inline const fw_caps *fw_caps_of(int fw)
+{
+	return &fw_table[fw > FW_AUTO && fw < FW_COUNT ? fw : FW_MEGATRON];
+}
+/* How plan s is run: the table of the framework that prices it (strat_framework). */
+static inline const fw_caps *fw_run_caps(const strategy_t *s)
+{
+	return fw_caps_of(strat_framework(s));
+}
+/* Why framework fw cannot run s on m: fills out (may be NULL) and returns the number of
+ * reasons; 0 when it runs it as priced. The plan's rules and the model's together. */
+int fw_check(int fw, const strategy_t *s, const model_t *m, fw_issues *out);
+/* The plan's rules only (degrees, schedule, ZeRO, recompute, layout): cheap unless the
+ * plan has explicit stage counts or per-layer recompute. */
+int fw_check_plan(int fw, const strategy_t *s, const model_t *m, fw_issues *out);
+/* The model's rules (MTP, layer shapes), appended to out after n reasons; the new count. */
+int fw_check_model(int fw, const model_t *m, fw_issues *out, int n);
+/* A plan that names its framework must be one it runs (fw_check_plan; the model's rules
+ * are the export's and the search's): 0, or -1 with the first reason. */
+int fw_validate(const strategy_t *s, const model_t *m, char *why, size_t n);
+/* The search's rule for a plan: one that names its framework is checked by
+ * strat_validate; an `auto` plan must be run by the framework that prices it, its layout
+ * aside (per-layer recompute comes from the user's pins, stage counts from the ILP, which
+ * keeps to the framework itself). 0 when it may be proposed, else the number of reasons
+ * (the first in out, which may be NULL). */
+int fw_search_check(const strategy_t *s, const model_t *m, fw_issues *out);
+/* The frameworks that run s as priced, as "megatron, deepspeed" (or "none") into buf. */
+void fw_runners(const strategy_t *s, const model_t *m, char *buf, size_t n);
+/* Why an `auto` plan is priced as its framework, a phrase ("ZeRO-3 is FSDP's"). */
+const char *fw_auto_reason(const strategy_t *s);
+/* The pipeline layout and recompute pattern of s on m. */
+void fw_layout_of(const strategy_t *s, const model_t *m, fw_layout *out);
+enum { FW_MIXED_SHAPES = 1, FW_MIXED_WIDTHS = 2 };
+/* FW_MIXED_SHAPES when m's layers have several dense or MoE shapes, | FW_MIXED_WIDTHS
+ * when a kind has its own hidden size or MLP type; 0 for one shape of each family. */
+int fw_mixed_layers(const model_t *m);
+
+#endif
