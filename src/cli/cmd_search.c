@@ -3,6 +3,7 @@
  * `eval --json` object plus "search" and "ilp" objects) or CSV; --compare also ranks the
  * plan's own strategy. */
 #include "cli/cli.h"
+#include "core/framework.h"
 #include "core/regime.h"
 #include "io/report.h"
 #include "core/evaluate.h"
@@ -115,6 +116,13 @@ static void table(const plan_t *p, const pin_set *pins, const search_result *r, 
 	for (int i = 0; i < pins->n; i++)
 		printf("%s%s", i ? "  " : "", cli_safe(pins->pin[i].text));
 	printf("%s\n", pins->n ? "" : "none");
+	/* which framework bounds the proposals (core/framework.c) */
+	if (b->framework == FW_AUTO)
+		printf("framework auto: a plan is priced as Megatron-LM (ZeRO 0-2) or torchtitan (ZeRO-3) and proposed only "
+				"if that framework runs it\n");
+	else
+		printf("framework %s: only plans %s runs\n", strat_framework_name(b->framework),
+				fw_caps_of(b->framework)->name);
 	char c[32], bd[32];
 	count(a, sizeof a, r->enumerated);
 	count(pr, sizeof pr, r->pruned);
