@@ -12,12 +12,14 @@
 enum {
 	REGIME_SCHEDULE = 1,    /* gpipe, zb-v or dualpipe: no validation run uses them */
 	REGIME_SHORT_CP = 2,    /* context parallelism across nodes below 16K tokens */
-	REGIME_COUNT = 2
+	REGIME_CP_SCALE = 4,    /* cp above 32, or fewer than 2,048 tokens a cp rank: ring
+	                         * steps that short are latency-bound, which is not priced */
+	REGIME_COUNT = 3
 };
 
 /* The REGIME_* bits of strategy s of model m on cluster c. */
 unsigned regime_unvalidated(const model_t *m, const cluster_t *c, const strategy_t *s);
-/* The short name of bit i (0 .. REGIME_COUNT-1): "schedule", "short-context cp". */
+/* The short name of bit i (0 .. REGIME_COUNT-1): "schedule", "short-context cp", "cp scale". */
 const char *regime_name(int i);
 /* The names of the bits of r, comma-separated, into buf[n] ("" for none). */
 void regime_text(unsigned r, const strategy_t *s, char *buf, size_t n);

@@ -50,13 +50,22 @@ int main(void)
 	plan.strategy.cp = 8;
 	plan.strategy.dp /= 2;
 	r = regime_unvalidated(&plan.model, &plan.cluster, &plan.strategy);
-	CHECK(r == (REGIME_SCHEDULE | REGIME_SHORT_CP), "regime: cp 8 x tp 2 across nodes at 8K is unvalidated");
-	char buf[96];
+	CHECK(r == (REGIME_SCHEDULE | REGIME_SHORT_CP | REGIME_CP_SCALE),
+			"regime: cp 8 x tp 2 across nodes at 8K is unvalidated (across nodes, and 1,024 tokens a rank)");
+	char buf[128];
 	regime_text(r, &plan.strategy, buf, sizeof buf);
-	CHECK(!strcmp(buf, "zb-v, short-context cp"), check_fmt("regime: named '%s'", buf));
+	CHECK(!strcmp(buf, "zb-v, short-context cp, cp 8 (1024 tokens a rank)"), check_fmt("regime: named '%s'", buf));
 	plan.strategy.seq = 16384;
 	plan.strategy.schedule = SCHED_1F1B;
 	CHECK(regime_unvalidated(&plan.model, &plan.cluster, &plan.strategy) == 0,
 			"regime: 1f1b with cp across nodes at 16K is covered");
+	plan.strategy.cp = 64;
+	plan.strategy.dp = 2;
+	plan.strategy.tp = 2;
+	plan.strategy.pp = 2;
+	r = regime_unvalidated(&plan.model, &plan.cluster, &plan.strategy);
+	regime_text(r, &plan.strategy, buf, sizeof buf);
+	CHECK(r == REGIME_CP_SCALE && !strcmp(buf, "cp 64 (256 tokens a rank)"),
+			check_fmt("regime: cp 64 of 256 tokens a rank is beyond the validated cp scale ('%s')", buf));
 	return check_done();
 }
