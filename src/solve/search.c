@@ -549,7 +549,8 @@ static int merge_alike(const search_space *sp, search_result *r)
 		merged++;
 	}
 	r->n = k;
-	qsort(r->item, (size_t)r->n, sizeof *r->item, item_cmp);
+	if (r->n > 1) /* an empty result may have no array */
+		qsort(r->item, (size_t)r->n, sizeof *r->item, item_cmp);
 	free(ea);
 	free(eb);
 	return merged;
