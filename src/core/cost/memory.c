@@ -91,8 +91,11 @@ mem_state mem_state_bytes(const strategy_t *s, double d_dense, double d_exp)
 	 * parameters stay, and the unsharded gradients accumulate in the fp32 reduce dtype
 	 * (_fsdp_param.py, to_accumulated_grad_if_needed) until the last backward: 2 + 4
 	 * bytes per parameter of the stage; master weights and Adam's moments stay sharded.
-	 * torchao's float8 casts weights in each forward, with no standing fp8 copy. */
-	if (s->zero >= 2 && s->pp > 1 && strat_microbatches(s) > 1 && fw_run_caps(s)->fsdp_pp_unsharded) {
+	 * torchao's float8 casts weights in each forward, with no standing fp8 copy.
+	 * Only for a plan that names the framework: an `auto` ZeRO-3 plan keeps the ZeRO
+	 * paper's 16/D (a higher ZeRO level never costs memory there). */
+	if (s->zero >= 2 && s->pp > 1 && strat_microbatches(s) > 1 && s->framework != FW_AUTO &&
+			fw_run_caps(s)->fsdp_pp_unsharded) {
 		o.wb = o.wbe = 2;
 		o.gb = o.gbe = 4;
 		o.ob = 12 / d_dense;
