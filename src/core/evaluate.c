@@ -25,6 +25,22 @@ double eval_default_budget_gib(const cluster_t *c)
 	return c->mem_gib - c->eff.reserve_gib;
 }
 
+/* alloc_frag: the caching allocator's reserve over allocated bytes (block rounding, cached
+ * free blocks, fragmentation); context_gib: the CUDA context, which nvidia-smi sees and the
+ * allocator does not (docs/cost-model.md, "Memory conventions"). */
+double eval_mem_convention(const cluster_t *c, double alloc_gib, int conv)
+{
+	if (conv == EVAL_MEM_ALLOCATED)
+		return alloc_gib;
+	/* the reserve never outgrows the device: before it reports out-of-memory, PyTorch's
+	 * CUDACachingAllocator releases its cached free blocks and retries cudaMalloc
+	 * (c10/cuda/CUDACachingAllocator.cpp, release_cached_blocks), so slack is what the
+	 * device has room for, at most alloc_frag of the allocated bytes */
+	double room = c->mem_gib - c->eff.context_gib;
+	double res = fmax(alloc_gib, fmin(alloc_gib * (1 + c->eff.alloc_frag), room));
+	return conv == EVAL_MEM_NVIDIA_SMI ? res + c->eff.context_gib : res;
+}
+
 double eval_layer_activation(const model_t *m, const cluster_t *c, const strategy_t *s, int k, int mode)
 {
 	if (k < 0 || k >= m->nkinds || mode < 0 || mode >= RC_COUNT || s->tp <= 0 || s->cp <= 0 ||

@@ -98,6 +98,12 @@ double eval_layer_activation(const model_t *m, const cluster_t *c, const strateg
 
 /* Default memory budget of a cluster in GiB (device memory less the runtime reserve). */
 double eval_default_budget_gib(const cluster_t *c);
+/* The conventions a peak is measured in: PyTorch's max_memory_allocated (what evaluate
+ * computes), the caching allocator's reserve (max_memory_reserved), nvidia-smi (the whole
+ * process: the reserve plus the CUDA context). */
+enum { EVAL_MEM_ALLOCATED, EVAL_MEM_RESERVED, EVAL_MEM_NVIDIA_SMI };
+/* An allocated peak of alloc_gib in convention conv, with the cluster's constants. */
+double eval_mem_convention(const cluster_t *c, double alloc_gib, int conv);
 
 /* Per-micro-batch, per-device costs of one layer of a kind, split the way eval_run adds
  * them up, so the bubble ILP (src/solve) can price any layer split and recompute mix. */

@@ -52,6 +52,8 @@ const fw_caps fw_table[FW_COUNT] = {
 		.vpp = true, .uneven = true, .empty_stage = true, .rc_block = true, .rc_modules = true, .sp_off = true, .sp_on = true,
 		.tp_overlap = true, .etp = true, .unfused_attention = true, .mtp = true, .mixed_layers = false,
 		.logit_bytes = 6.0, .sdpa_attention = false, .per_op_sac = false, .tp_bwd_serial = false,
+		.fp8_saved_inputs = true, /* Transformer Engine's fp8 Linear */
+		.fsdp_pp_unsharded = false,
 	},
 	[FW_TORCHTITAN] = {
 		.key = "torchtitan", .name = "torchtitan",
@@ -61,6 +63,8 @@ const fw_caps fw_table[FW_COUNT] = {
 		.vpp = true, .uneven = true, .empty_stage = false, .rc_block = false, .rc_modules = false, .sp_off = false, .sp_on = true,
 		.tp_overlap = true, .etp = true, .unfused_attention = false, .mtp = false, .mixed_layers = true,
 		.logit_bytes = 10.0, .sdpa_attention = true, .per_op_sac = true, .tp_bwd_serial = true,
+		.fp8_saved_inputs = false, /* torchao's Float8Linear saves the 16-bit input */
+		.fsdp_pp_unsharded = true, /* FSDP2 + torch.distributed.pipelining */
 	},
 	[FW_DEEPSPEED] = {
 		.key = "deepspeed", .name = "DeepSpeed",
@@ -71,6 +75,7 @@ const fw_caps fw_table[FW_COUNT] = {
 		.vpp = false, .uneven = false, .empty_stage = false, .rc_block = false, .rc_modules = false, .sp_off = true, .sp_on = false,
 		.tp_overlap = false, .etp = false, .unfused_attention = true, .mtp = true, .mixed_layers = true,
 		.logit_bytes = 10.0, .sdpa_attention = true, .per_op_sac = false, .tp_bwd_serial = true,
+		.fp8_saved_inputs = false, .fsdp_pp_unsharded = false,
 	},
 };
 

@@ -19,7 +19,7 @@
 #define FW_MAX_ISSUES 16
 
 /* What a framework runs (masks and switches) and how it runs it (the cost model reads
- * the last four fields through fw_caps_of). */
+ * the last six fields through fw_caps_of). */
 typedef struct {
 	const char *key;          /* "megatron": the plan-file name */
 	const char *name;         /* "Megatron-LM": as printed */
@@ -47,6 +47,8 @@ typedef struct {
 	bool sdpa_attention;      /* PyTorch SDPA kernels (the `flash_sdpa` efficiency) */
 	bool per_op_sac;          /* `selective` is per-op checkpointing (torchtitan's) */
 	bool tp_bwd_serial;       /* TP backward collectives waited for in autograd */
+	bool fp8_saved_inputs;    /* fp8 GEMMs save the fp8 copy of their input (TE) */
+	bool fsdp_pp_unsharded;   /* FSDP under PP keeps unsharded params and fp32 grads */
 } fw_caps;
 
 /* Reasons a framework cannot run a plan, each a sentence naming it and the feature. */

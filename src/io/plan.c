@@ -1124,6 +1124,15 @@ static int plan_from_doc(plan_t *p, yd_doc *d, const paths_t *paths, char *err, 
 		const char *mc = y_str(ex, "mem_convention");
 		text_copy(p->expect.mem_convention, sizeof p->expect.mem_convention, mc ? mc : "unknown");
 	}
+	/* a case's `unstated:` keys: the source did not give them, so the planner's defaults
+	 * stand in; validate judges whether the run fits over the recompute it left open */
+	const yd_node *un = yd_get(root, "unstated");
+	if (p->has_expect && un && yd_kind_of(un) == YD_SEQ)
+		for (size_t i = 0; i < yd_len(un); i++) {
+			const char *k = yd_str(yd_item(un, i));
+			if (k && !strcmp(k, "strategy.recompute"))
+				p->expect.unstated_recompute = 1;
+		}
 	return 0;
 }
 

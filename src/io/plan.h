@@ -18,6 +18,7 @@ typedef struct {
 	double tokens_per_s;                /* whole-job throughput as published (0 when absent) */
 	double tflops_per_gpu, mfu, hfu;    /* per-device throughput as published (0 when absent) */
 	char tflops_convention[8];          /* mfu (no recompute counted) | hfu */
+	int unstated_recompute;             /* `unstated:` lists strategy.recompute */
 } plan_expect;
 
 typedef struct {

@@ -82,6 +82,9 @@ void report_json_members(json_w *w, const plan_t *p, const eval_result *r)
 	json_obj_end(w);
 	json_obj_begin(w, "memory");
 	json_num(w, "peak_gib", r->peak_bytes / GIB);
+	/* the same peak as PyTorch's allocator reserve and as nvidia-smi would show it */
+	json_num(w, "reserved_gib", eval_mem_convention(&p->cluster, r->peak_bytes / GIB, EVAL_MEM_RESERVED));
+	json_num(w, "nvidia_smi_gib", eval_mem_convention(&p->cluster, r->peak_bytes / GIB, EVAL_MEM_NVIDIA_SMI));
 	json_num(w, "budget_gib", r->budget_bytes / GIB);
 	json_bool(w, "fits", r->fits);
 	json_int(w, "peak_stage", r->peak_stage);
@@ -198,6 +201,9 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 	}
 	fprintf(f, "  peak %.2f GiB on stage %d: %s\n", r->peak_bytes / GIB, r->peak_stage,
 			r->fits ? "fits" : "DOES NOT FIT");
+	fprintf(f, "  (allocated bytes; as reserved by the allocator %.2f GiB, in nvidia-smi %.2f GiB)\n",
+			eval_mem_convention(&p->cluster, r->peak_bytes / GIB, EVAL_MEM_RESERVED),
+			eval_mem_convention(&p->cluster, r->peak_bytes / GIB, EVAL_MEM_NVIDIA_SMI));
 	fprintf(f, "\nstep time %.4g s\n", r->step);
 	eval_part parts[EVAL_NPARTS];
 	eval_step_parts(r, parts);

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "core/cluster.h"
 #include "core/cost/comm.h"
+#include "core/cost/memory.h"
 #include "core/evaluate.h"
 #include "core/model.h"
 #include "core/strategy.h"
@@ -191,6 +192,31 @@ static void test_korthikanti(void)
 	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_NONE), 4 * f2k, 1e-12,
 			"activation: micro-batch 4 = 4x micro-batch 1");
 
+	/* fp8 under Transformer Engine (Megatron) saves the fp8 copy of each GEMM input for
+	 * the weight gradient: QKV input 2 -> 1 B, FC1 input 2 -> 1, FC2 input (4h wide)
+	 * 2 -> 1: 1 + 1 + 4 = 6 sbh/t fewer bytes; the out-projection input gains its fp8
+	 * copy beside flash's 16-bit output (+1 sbh/t): 5 sbh/t = 15,728,640 B less per layer
+	 * at s = 2048, h = 12288, t = 8. Unfused attention keeps only the fp8 copy of the
+	 * context: 7 sbh/t less. torchtitan (torchao's Float8Linear) saves 16-bit inputs. */
+	st.micro_batch = 1;
+	st.precision = PREC_BF16;
+	double bf = eval_layer_activation(&m, &c, &st, 0, RC_NONE);
+	st.precision = PREC_FP8;
+	CHECK(bf - eval_layer_activation(&m, &c, &st, 0, RC_NONE) == 15728640.0,
+			"activation: fp8 (TE) saves 5 sbh/t = 15,728,640 B per layer with flash");
+	st.flash = false;
+	double uf8 = eval_layer_activation(&m, &c, &st, 0, RC_NONE);
+	st.precision = PREC_BF16;
+	CHECK_NEAR(eval_layer_activation(&m, &c, &st, 0, RC_NONE) - uf8, 7 * sbh / t, 1e-12,
+			"activation: fp8 (TE) saves 7 sbh/t with unfused attention");
+	st.flash = true;
+	st.precision = PREC_FP8;
+	st.framework = FW_TORCHTITAN;
+	CHECK(eval_layer_activation(&m, &c, &st, 0, RC_NONE) == bf,
+			"activation: fp8 under torchtitan saves 16-bit GEMM inputs");
+	st.framework = FW_AUTO;
+	st.precision = PREC_BF16;
+
 	/* bad arguments give -1 */
 	st.micro_batch = 1;
 	CHECK(eval_layer_activation(&m, &c, &st, 5, RC_NONE) == -1, "activation: unknown kind -> -1");
@@ -203,6 +229,32 @@ static void test_korthikanti(void)
  * bf16 weights 2 B, fp32 gradients 4 B, fp32 master + Adam m, v 12 B per parameter;
  * ZeRO-1 shards the 12 B over d, ZeRO-2 also the gradients, ZeRO-3 everything (fp32 master
  * shard 4 + gradient 4 + Adam 8 = 16 B / d). */
+/* FSDP2 under PyTorch's pipelining (torchtitan, pp > 1, several micro-batches): unsharded
+ * 16-bit parameters (2 B) and unsharded fp32 gradient accumulation (4 B) per parameter of
+ * the stage, with the fp32 master and Adam's moments sharded (12/d); at d = 8 and
+ * 6.33e9 parameters per device (Llama 3 405B at tp 8, pp 8): (2 + 4 + 1.5) B = 47.5 GB,
+ * against 2 + 4/8 + 12/8 = 4 B = 25.3 GB (ZeRO-2 as Megatron or DeepSpeed runs it). */
+static void test_fsdp_pp(void)
+{
+	strategy_t s = strat(8, 1, 8, 64, 4096);
+	s.zero = 2;
+	s.framework = FW_TORCHTITAN;
+	mem_state o = mem_state_bytes(&s, 8, 8);
+	CHECK(o.wb == 2 && o.gb == 4 && o.ob == 1.5, "fsdp+pp: 2 + 4 + 12/d bytes per parameter");
+	CHECK_NEAR((o.wb + o.gb + o.ob) * 6.33e9, 47.475e9, 1e-12, "fsdp+pp: 47.5 GB at 6.33e9 parameters");
+	s.zero = 3;
+	o = mem_state_bytes(&s, 8, 8);
+	CHECK(o.wb + o.gb + o.ob == 7.5, "fsdp+pp: ZeRO-3 keeps the same unsharded copies");
+	s.global_batch = 8; /* one micro-batch: nothing accumulates */
+	o = mem_state_bytes(&s, 8, 8);
+	CHECK(o.wb + o.gb + o.ob == 2.0, "fsdp+pp: one micro-batch keeps ZeRO-3's 16/d");
+	s.global_batch = 64;
+	s.framework = FW_MEGATRON;
+	s.zero = 2;
+	o = mem_state_bytes(&s, 8, 8);
+	CHECK(o.wb + o.gb + o.ob == 4.0, "fsdp+pp: Megatron's ZeRO-2 is 2 + 4/d + 12/d");
+}
+
 static void test_zero(void)
 {
 	model_t m;
@@ -924,6 +976,7 @@ int main(void)
 {
 	test_korthikanti();
 	test_zero();
+	test_fsdp_pp();
 	test_schedules();
 	test_time();
 	test_tp_across_nodes();

@@ -5,22 +5,26 @@
 /* MLP block: the block input (norm output), the first GEMM's outputs and the activation's
  * output; for MoE the fp32 router probabilities and, per routed copy at the busiest rank,
  * the permuted input and output and the expert's intermediate tensors. */
-static void mlp_acts(const cost_ctx *x, const layer_shape *sh, layer_acts *a)
+static void mlp_acts(const cost_ctx *x, const layer_shape *sh, double gin, layer_acts *a)
 {
 	const layer_kind *t = sh->t;
 	double h = sh->h, tsp = sh->tsp, tok = sh->tok, g = sh->g;
 	a->mlp = 0;
 	a->moe_fn = 0;
 	a->shared = 0;
+	/* FC1 and FC2 inputs are GEMM inputs kept for the weight gradient (gin bytes); the
+	 * FC1 output stays 16-bit for the activation's backward */
 	if (sh->dense_mlp)
-		a->mlp += 2 * h * tsp + tok * sh->fl * (g + 1) * ACT_BYTES;
+		a->mlp += gin * h * tsp + tok * sh->fl * (g * ACT_BYTES + gin);
 	if (sh->moe) {
+		/* the block input feeds the (16-bit) router GEMM: kept 16-bit; the permuted input
+		 * and the activation output are the grouped GEMMs' inputs */
 		double ef = sh->ef, tml = sh->etml; /* gathered over expert TP */
-		a->moe_fn = tml * ef * ACT_BYTES;
+		a->moe_fn = tml * ef * gin;
 		a->mlp += 2 * h * tsp + x->tok_moe * t->experts * 4.0 /* fp32 router probs */ +
-			tml * (2 * h + ef * (g + 1)) * ACT_BYTES;
+			tml * (h * (gin + ACT_BYTES) + ef * (g * ACT_BYTES + gin));
 		if (t->shared > 0) {
-			a->shared = tok * sh->sf * (g + 1) * ACT_BYTES;
+			a->shared = tok * sh->sf * (g * ACT_BYTES + gin);
 			a->mlp += a->shared;
 		}
 	}
@@ -32,10 +36,15 @@ layer_acts mem_layer_acts(const cost_ctx *x, const layer_shape *sh)
 	const strategy_t *s = x->s;
 	double h = sh->h, tsp = sh->tsp, tok = sh->tok;
 	layer_acts a;
+	double gin = mem_gemm_input_bytes(s);
+	/* the out-projection input: 16-bit; in fp8 its fp8 copy, and flash attention keeps
+	 * its 16-bit output besides for its own backward (flash-attn and TE's fused
+	 * attention save `out`), so fp8 adds a byte there instead of saving one */
+	double ob = gin == ACT_BYTES ? ACT_BYTES : gin + (s->flash ? ACT_BYTES : 0);
 	/* attention block: two norm inputs, QKV-projection input, Q, K, V, out-projection
 	 * input; MLA also keeps its latents (the down-projections' outputs) */
 	a.attn = sh->mla ? tok * (t->q_lora + t->kv_lora + t->qk_rope) * ACT_BYTES : 0;
-	a.attn += (2 * 2 * h * tsp) + 2 * h * tsp + tok * (sh->qd + sh->kd + sh->vd + sh->od) * ACT_BYTES;
+	a.attn += (2 * 2 * h * tsp) + gin * h * tsp + tok * ((sh->qd + sh->kd + sh->vd) * ACT_BYTES + sh->od * ob);
 	if (sh->hdrop)
 		a.attn += 2 * h * tsp; /* two 1-byte dropout masks (attention and MLP outputs) */
 	/* attention core: flash keeps the fp32 log-sum-exp; unfused the softmax output (and
@@ -44,7 +53,7 @@ layer_acts mem_layer_acts(const cost_ctx *x, const layer_shape *sh)
 		a.core = 4.0 * x->b * sh->heads_l * (x->seq / s->cp);
 	else
 		a.core = sh->scores * (2.0 + (sh->adrop ? 3.0 : 0.0));
-	mlp_acts(x, sh, &a);
+	mlp_acts(x, sh, gin, &a);
 	a.input = 2 * h * tsp;
 	/* while a layer runs backward, gradients of its largest intermediates coexist */
 	a.work = tok * ((sh->dense_mlp ? sh->g * t->ffn / sh->tp : 0) + (sh->qd + sh->kd + sh->vd)) * ACT_BYTES * 2;
@@ -75,7 +84,34 @@ mem_state mem_state_bytes(const strategy_t *s, double d_dense, double d_exp)
 		o.obe = 8 / d_exp;
 		break;
 	}
+	/* FSDP2 under PyTorch's pipelining (torchtitan): the stage turns resharding after
+	 * backward and gradient sync off for every micro-batch but the last
+	 * (torch/distributed/pipelining/stage.py, backward_maybe_with_nosync), and torchtitan
+	 * does not reshard after forward under PP (parallelize_llama). So the 16-bit unsharded
+	 * parameters stay, and the unsharded gradients accumulate in the fp32 reduce dtype
+	 * (_fsdp_param.py, to_accumulated_grad_if_needed) until the last backward: 2 + 4
+	 * bytes per parameter of the stage; master weights and Adam's moments stay sharded.
+	 * torchao's float8 casts weights in each forward, with no standing fp8 copy.
+	 * Only for a plan that names the framework: an `auto` ZeRO-3 plan keeps the ZeRO
+	 * paper's 16/D (a higher ZeRO level never costs memory there). */
+	if (s->zero >= 2 && s->pp > 1 && strat_microbatches(s) > 1 && s->framework != FW_AUTO &&
+			fw_run_caps(s)->fsdp_pp_unsharded) {
+		o.wb = o.wbe = 2;
+		o.gb = o.gbe = 4;
+		o.ob = 12 / d_dense;
+		o.obe = 12 / d_exp;
+	}
 	return o;
+}
+
+/* Transformer Engine's fp8 Linear (te.pytorch.module.linear / layernorm_linear, the
+ * modules Megatron-Core builds in fp8) casts a GEMM's input to fp8 in forward and saves
+ * that fp8 copy (its transpose on Hopper) for the weight gradient instead of the 16-bit
+ * input. torchao's Float8Linear (torchtitan) saves the high-precision input and casts
+ * again in backward, so the framework table says which one runs. */
+double mem_gemm_input_bytes(const strategy_t *s)
+{
+	return s->precision == PREC_FP8 && fw_run_caps(s)->fp8_saved_inputs ? 1.0 : ACT_BYTES;
 }
 
 /* Bytes per logit the framework's loss keeps (core/framework.c). Megatron's vocab-parallel

@@ -28,6 +28,9 @@ layer_acts mem_layer_acts(const cost_ctx *x, const layer_shape *sh);
 mem_state mem_state_bytes(const strategy_t *s, double d_dense, double d_exp);
 /* Bytes the loss keeps per logit of the last stage under the strategy's framework. */
 double mem_logit_bytes(const strategy_t *s);
+/* Bytes a GEMM input saved for the weight gradient takes: 1 in fp8 under a framework
+ * whose fp8 linear saves the fp8 copy (Transformer Engine), else the 16-bit 2. */
+double mem_gemm_input_bytes(const strategy_t *s);
 /* A stage's buffers besides its layers' work: the gathered SP input / TP all-reduce
  * workspace at width tp_w, two P2P messages of p2p_bytes, and FSDP's unsharded units
  * (unit_params: the largest layer's parameters on the device). work is added first. */
