@@ -69,10 +69,11 @@ run_recipe() {
     wait_for "Timeline"
     typed ":lua $T/out/$1"
     keys Enter
-    # the progress line shows: the recipe runs (the sandbox stops stuck.lua and gc.lua by
-    # its instruction budget after about half a second; whichever comes first, the keys and
-    # signals below must work)
-    tcheck "$1: running" wait_until eval 'screen | grep -Eq "lua $RECIPE running"'
+    # the recipe runs (the sandbox stops stuck.lua and gc.lua by its instruction budget
+    # after about half a second; whichever comes first, the keys and signals below must
+    # work): its progress line, or (gc.lua under sanitizers, where the
+    # first progress line can come after the sandbox stopped it) its end on the message line
+    tcheck "$1: running" wait_until eval 'screen | grep -Eq "lua $RECIPE running|^lua: .*$RECIPE|lua $RECIPE ran"'
 }
 
 # ---- q while a recipe runs -----------------------------------------------------------------
