@@ -15,7 +15,7 @@
 
 /* Sums over the stages, in stage order. */
 typedef struct {
-	double tsum, tmax, fsum, bsum, wsum;
+	double tsum, tmax, fmax, bmax, fsum, bsum, wsum;
 	int slow;
 	double model_fl, hw_fl, dp_end, opt;
 } stage_totals;
@@ -118,6 +118,8 @@ static void place_stage(const stage_env *e, int st, const stage_cost *restrict s
 	t->fsum += f;
 	t->bsum += b;
 	t->wsum += sc->tt.wgrad;
+	t->fmax = f > t->fmax ? f : t->fmax;
+	t->bmax = b > t->bmax ? b : t->bmax;
 	if (T > t->tmax) {
 		t->tmax = T;
 		t->slow = st;
@@ -216,7 +218,8 @@ static void compose_step(const stage_env *e, const stage_totals *t, int devices,
 	const cost_ctx *x = e->x;
 	const strategy_t *s = x->s;
 	int p = e->p, mb = e->mb;
-	double bubble = sched_bubble(s, t->tsum, t->tmax, t->fsum / p, t->bsum / p, t->wsum / p);
+	const sched_times times = {t->tsum, t->tmax, t->fmax, t->bmax, t->fsum / p, t->bsum / p, t->wsum / p};
+	double bubble = sched_bubble(s, mb, &times);
 	/* the optimizer phase: the slowest stage's update plus the step's fixed host work */
 	double opt = t->opt + x->c->eff.step_ms * 1e-3;
 	const eval_stage_time *ss = &r->st[t->slow];
@@ -298,7 +301,7 @@ int eval_run_kinds(const model_t *m, const cluster_t *c, int devices, const stra
 	r->budget_bytes = (budget_gib > 0 ? budget_gib : eval_default_budget_gib(c)) * COST_GIB;
 	uint8_t start[EVAL_MAX_STAGES];
 	stage_starts(m, s, start);
-	stage_totals t = {0, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+	stage_totals t = {.tmax = -1};
 	stage_shape sh[2];
 	stage_sum lay;
 	stage_cost sc;

@@ -64,6 +64,7 @@ void ilp_form_init(const eval_costs *ec, ilp_form *f)
 	f->p = p;
 	f->m = m;
 	f->v = v;
+	f->gpipe = p > 1 && ec->schedule == SCHED_GPIPE;
 	f->cM = m;
 	f->cS = f->cZ = 0;
 	f->gF = f->gB = 1;
@@ -111,6 +112,20 @@ double ilp_form_h(const ilp_form *f, double gsum)
 	return f->cS * gsum;
 }
 
+/* GPipe's phase term (m-1)(max F + max B - max T), as sched_bubble prices it; 0 otherwise. */
+static double gpipe_phases(const ilp_form *f, const ilp_price *st)
+{
+	double fm = 0, bm = 0, tm = 0;
+	if (!f->gpipe)
+		return 0;
+	for (int s = 0; s < f->p; s++) {
+		fm = fmax(fm, st[s].f);
+		bm = fmax(bm, st[s].b);
+		tm = fmax(tm, st[s].f + st[s].b);
+	}
+	return (f->m - 1) * fmax(0, fm + bm - tm);
+}
+
 double ilp_makespan(const ilp_form *f, const ilp_price *st)
 {
 	double tmax = 0, g = 0;
@@ -119,7 +134,7 @@ double ilp_makespan(const ilp_form *f, const ilp_price *st)
 		tmax = t > tmax ? t : tmax;
 		g += ilp_form_g(f, &st[s]);
 	}
-	return f->cM * tmax + ilp_form_h(f, g);
+	return f->cM * tmax + ilp_form_h(f, g) + gpipe_phases(f, st);
 }
 
 /* Preparation is the bubble a perfectly balanced pipeline of the same total work would
@@ -148,7 +163,7 @@ void ilp_bubbles(const ilp_form *f, const ilp_price *st, double *prep, double *i
 		*imb = f->m * (tmax - tavg);
 	} else {
 		*prep = (p - 1) * tavg * f->cS;
-		*imb = f->cM * (tmax - tavg);
+		*imb = f->cM * (tmax - tavg) + gpipe_phases(f, st); /* GPipe: the phases' pacing apart */
 	}
 }
 

@@ -21,9 +21,11 @@ typedef struct {
 } ilp_price;
 
 /* The makespan as cM * max_s T_s + h(sum_s g_s), g = gF f + gB b - gW w and h linear
- * (cS) or a hinge (cZ * max(0, x / p)): every schedule of eval_run has this shape. */
+ * (cS) or a hinge (cZ * max(0, x / p)): every schedule of eval_run has this shape but
+ * GPipe, whose phases are paced apart: gpipe adds (m-1)(max F + max B - max T) to the
+ * price (ilp_makespan), which the solvers, minimising the form, treat as a lower bound. */
 typedef struct {
-	int p, m, v;
+	int p, m, v, gpipe;
 	double cM, cS, cZ, gF, gB, gW;
 } ilp_form;
 

@@ -402,12 +402,16 @@ static void run_case_with(const char *tag, int seed, brute_fn enumerate)
 					printf("  status %s, makespan %.9g\n", ilp_status_name(st), r.makespan);
 				ninfeasible++;
 			} else {
-				if (!CHECK(st == ILP_OPTIMAL && fabs(r.makespan - truth) <= 1e-9 * truth, name))
+				/* GPipe with its slowest forward and backward apart is priced above the solver's
+				 * form and reported feasible, not proven optimal: its makespan must still be the
+				 * enumeration's on these instances */
+				int gp = ec.schedule == SCHED_GPIPE && st == ILP_FEASIBLE && strstr(r.why, "GPipe");
+				if (!CHECK((st == ILP_OPTIMAL || gp) && fabs(r.makespan - truth) <= 1e-9 * truth, name))
 					printf("  status %s (%s), ilp %.12g, enumeration %.12g\n", ilp_status_name(st), r.why,
 							r.makespan, truth);
 				snprintf(name, sizeof name, "brute %s seed %d budget %d way %d: plan honours pins and budget",
 						tag, seed, bi, way);
-				if (st == ILP_OPTIMAL)
+				if (st == ILP_OPTIMAL || gp)
 					CHECK(plan_ok(&r), name);
 				snprintf(name, sizeof name, "brute %s seed %d budget %d way %d: idle split adds up", tag, seed,
 						bi, way);
