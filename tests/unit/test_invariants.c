@@ -47,13 +47,28 @@
  * warm-up behind faster neighbours, so the closed form may charge up to the imbalance more,
  * and under interleaving up to v times it (each of the v chunk rows of the warm-up carries its
  * own; measured on the pp 1..64 sweep: 1.3 stage times at pp 12 vpp 2, imbalance 0.5). Enforced for
- * GPipe, 1F1B and interleaved; the zero-bubble schedules and DualPipe are measured and
- * reported (SKIP with the worst gap): their closed forms are known to disagree with their
- * schedules (docs/plausibility.md, "Conservation"). */
+ * every schedule but DualPipe (the zero-bubble ones with the allowances below), which is
+ * measured and reported (SKIP with the worst gaps): its closed form's pace is known to
+ * disagree with its program (docs/plausibility.md, "Conservation"). */
 #define CONS_TOL 0.5
 #define CONS_EVERY 16      /* one timeline per 16 samples in make test */
 #define CONS_EVERY_LONG 1024 /* and per 1024 under make check-invariants (a timeline costs ~100 evaluations) */
-#define CONS_STRICT(k) ((k) == SCHED_GPIPE || (k) == SCHED_1F1B || (k) == SCHED_INTERLEAVED)
+#define CONS_STRICT(k) ((k) != SCHED_DUALPIPE)
+/* The zero-bubble schedules (ZB-H1, ZB-H2, ZB-V) are held on the pessimistic side to
+ * CONS_ZB_PESS stage times plus one W per stage more: the timeline defers weight gradients
+ * without the memory cap the zero-bubble scheduler keeps (Qi et al. 2024 place a W only
+ * within the memory limit), so at large m it fills gaps the real schedule leaves (measured
+ * worst: 4.5 stage times, ZB-H1 pp 8 m 128 with W at a twentieth of the stage; 6.4 beyond
+ * the imbalance at pp 63 on 126 layers, where the last stage is twice the others);
+ * ZB-V with m < 2p - 1 is charged min(F, (F + B_in)/2) per missing micro-batch, which the
+ * program loses only in part (3.5 stage times at pp 43, m 43). */
+#define CONS_ZB_PESS 5.0
+/* and on the optimistic side to half the imbalance more: their closed forms take stage means
+ * on top of m slowest-stage times, and with unequal stages the stages before a slow one
+ * idle a little more than the means say (measured worst: 0.36 of the imbalance, ZB-H1 on
+ * Llama-3.1-405B pp 25, m 100) */
+#define CONS_ZB_OPT 0.5
+#define CONS_ZB(k) ((k) == SCHED_ZBH1 || (k) == SCHED_ZBH2 || (k) == SCHED_ZBV)
 
 static eval_result res, alt;
 
@@ -160,8 +175,10 @@ static void show(const char *what, const char *mname, const char *cname, const s
 
 /* ---- conservation: the timeline against the closed forms ---- */
 static tl_result tl;
-/* worst disagreement per schedule, in units of the slowest stage's F + B (stats) */
-static double cons_worst[SCHED_COUNT];
+/* worst disagreement per schedule, in units of the slowest stage's F + B (stats): the most
+ * optimistic (the timeline idles more than priced) and the most pessimistic beyond the
+ * allowance for imbalance */
+static double cons_opt[SCHED_COUNT], cons_pess[SCHED_COUNT];
 
 /* Simulate r's pipeline step (core/timeline.c) and compare it with the evaluation: -1 when
  * it cannot be simulated (too many blocks), 1 when it agrees, 0 when not; *busy_err and
@@ -170,11 +187,12 @@ static int conserved(const strategy_t *s, const eval_result *r, double *busy_err
 {
 	static double f[EVAL_MAX_STAGES], b[EVAL_MAX_STAGES], w[EVAL_MAX_STAGES];
 	int p = r->stages, m = r->microbatches;
-	double tmax = 0, imb = 0;
+	double tmax = 0, imb = 0, wsum = 0;
 	for (int i = 0; i < p; i++) {
 		f[i] = r->st[i].fwd;
 		b[i] = r->st[i].bwd;
 		w[i] = r->st[i].wgrad;
+		wsum += w[i];
 		tmax = fmax(tmax, f[i] + b[i]);
 	}
 	for (int i = 0; i < p; i++)
@@ -205,10 +223,19 @@ static int conserved(const strategy_t *s, const eval_result *r, double *busy_err
 		win = fmax(win, t1 - t0);
 	}
 	*idle_err = ((win - m * tmax) - r->bubble) / tmax;
-	cons_worst[s->schedule] = fmax(cons_worst[s->schedule], fabs(*idle_err));
+	cons_opt[s->schedule] = fmax(cons_opt[s->schedule], *idle_err);
+	cons_pess[s->schedule] = fmax(cons_pess[s->schedule], -*idle_err - s->vpp * imb / tmax);
+	if (getenv("CONS_DEBUG") && fabs(*idle_err) > 0.4) {
+		double fa = 0, ba = 0, wa = 0;
+		for (int i = 0; i < p; i++) { fa += f[i] / p; ba += b[i] / p; wa += w[i] / p; }
+		printf("DBG %s p %d m %d err %+.2f imb %.2f F %.3f B %.3f W %.3f (x tmax) bubble %.3f\n",
+				strat_schedule_name(s->schedule), p, m, *idle_err, imb / tmax, fa / tmax, ba / tmax, wa / tmax,
+				r->bubble / tmax);
+	}
 	/* optimistic (the timeline idles more than priced): half a stage time at most; pessimistic:
 	 * that plus the imbalance the closed form charges in full (above) */
-	int held = *idle_err <= CONS_TOL && *idle_err >= -(CONS_TOL + s->vpp * imb / tmax);
+	int held = *idle_err <= CONS_TOL + (CONS_ZB(s->schedule) ? CONS_ZB_OPT * imb / tmax : 0) &&
+		*idle_err >= -(CONS_TOL + s->vpp * imb / tmax + (CONS_ZB(s->schedule) ? CONS_ZB_PESS + wsum / tmax : 0));
 	return *busy_err <= 1e-9 && (held || !CONS_STRICT(s->schedule));
 }
 
@@ -441,12 +468,19 @@ int main(void)
 	long nsweep = 0, bad_sweep = cons_sweep(&paths, env ? 4 : 1, &nsweep);
 	CHECK(bad_cons == 0 && bad_sweep == 0, check_fmt("invariants: %ld sampled and %ld swept (pp 1..64) timelines "
 			"conserve the evaluation: busy = m x the stage's parts, idle = the closed-form bubble within %.1f "
-			"stage times + (vpp x) the imbalance for gpipe, 1f1b, interleaved (%ld + %ld violations)", cons, nsweep, CONS_TOL, bad_cons,
+			"stage times when optimistic (zb-h1, zb-h2, zb-v: + %.1f x the imbalance), that + (vpp x) the "
+			"imbalance (zb: + %.0f + the sum of W) when pessimistic, for every schedule but dualpipe (%ld + %ld violations)", cons,
+			nsweep, CONS_TOL, CONS_ZB_OPT, CONS_ZB_PESS, bad_cons,
 			bad_sweep));
 	for (int k = 0; k < SCHED_COUNT; k++)
 		if (!CONS_STRICT(k))
-			printf("SKIP invariants: %s timeline against its closed-form bubble: not enforced, worst gap %.2f stage "
-					"times (known disagreement, docs/plausibility.md)\n", strat_schedule_name(k), cons_worst[k]);
+			printf("SKIP invariants: %s timeline against its closed-form bubble: not enforced, worst gaps %.2f "
+					"stage times optimistic, %.2f pessimistic beyond the imbalance (known disagreement, "
+					"docs/plausibility.md)\n", strat_schedule_name(k), cons_opt[k], cons_pess[k]);
+	if (getenv("CONS_DEBUG"))
+		for (int k = 0; k < SCHED_COUNT; k++)
+			printf("  %s: worst %.3f optimistic, %.3f pessimistic beyond the imbalance\n", strat_schedule_name(k),
+					cons_opt[k], cons_pess[k]);
 	CHECK(bad_dp1 == 0, check_fmt("invariants: at dp = 1 no dp comm without cp ranks or an expert data-parallel "
 			"group, and what there is is named after them (%ld violations)", bad_dp1));
 	CHECK(bad_flops == 0, check_fmt("invariants: model FLOPs the same for every strategy of a job, expert "

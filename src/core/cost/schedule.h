@@ -33,6 +33,9 @@ typedef struct {
 /* The step less m times the slowest stage's T with m micro-batches: warm-up, cool-down and
  * (GPipe) the two phases' separate pacing. 0 with one stage. */
 double sched_bubble(const strategy_t *s, int m, const sched_times *t);
+/* ZB-V's idle time with p devices, m micro-batches and mean stage times f (forward), bin
+ * (input gradient) and w (weight gradient); the ILP prices it too. */
+double sched_zbv_bubble(int p, int m, double f, double bin, double w);
 
 static inline int sched_limit(int schedule, int p, int chunks, int m, int d, int path)
 {
