@@ -25,6 +25,27 @@ double eval_default_budget_gib(const cluster_t *c)
 	return c->mem_gib - c->eff.reserve_gib;
 }
 
+double eval_mfu_ceiling(const cluster_t *c, int precision, double *hfu)
+{
+	/* Counted FLOPs per second of peak16 that each kind of work can reach (compute.c): a
+	 * GEMM at most its family's efficiency (fp8's at the fp8 peak, over the 16-bit peak;
+	 * grouped expert GEMMs scale it by grouped_gemm); the flash attention core counts 3 F
+	 * (forward and backward, both causal halves) for 0.5 F + 1.25 F run at the kernel's
+	 * efficiency, so 12/7 of it; a recomputed core counts F for 0.5 F run, twice it (HFU).
+	 * The step adds everything else (element-wise passes, exposed communication, bubble),
+	 * so MFU, a mean over the work weighted by time, is at most the largest of these. */
+	double p16 = c->peak_tflops[PREC_BF16] > 0 ? c->peak_tflops[PREC_BF16] : c->peak_tflops[PREC_FP16];
+	if (precision == PREC_FP16 && c->peak_tflops[PREC_FP16] > 0)
+		p16 = c->peak_tflops[PREC_FP16];
+	double gemm = precision == PREC_FP8 ? c->eff.fp8_gemm * c->peak_tflops[PREC_FP8] / p16 :
+		c->eff.gemm * c->peak_tflops[precision] / p16;
+	gemm *= c->eff.grouped_gemm > 1 ? c->eff.grouped_gemm : 1;
+	double fe = c->eff.flash > c->eff.flash_sdpa ? c->eff.flash : c->eff.flash_sdpa;
+	if (hfu)
+		*hfu = fmax(gemm, 2 * fe);
+	return fmax(gemm, 12.0 / 7 * fe);
+}
+
 double eval_layer_activation(const model_t *m, const cluster_t *c, const strategy_t *s, int k, int mode)
 {
 	if (k < 0 || k >= m->nkinds || mode < 0 || mode >= RC_COUNT || s->tp <= 0 || s->cp <= 0 ||

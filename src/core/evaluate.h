@@ -98,6 +98,10 @@ double eval_layer_activation(const model_t *m, const cluster_t *c, const strateg
 
 /* Default memory budget of a cluster in GiB (device memory less the runtime reserve). */
 double eval_default_budget_gib(const cluster_t *c);
+/* The highest MFU an evaluation can report on c at `precision`, under the model's FLOP
+ * convention (Megatron's: attention counts the whole score matrix, while causal flash
+ * kernels compute half of it); *hfu (may be NULL) the same for HFU. */
+double eval_mfu_ceiling(const cluster_t *c, int precision, double *hfu);
 
 /* Per-micro-batch, per-device costs of one layer of a kind, split the way eval_run adds
  * them up, so the bubble ILP (src/solve) can price any layer split and recompute mix. */
