@@ -20,7 +20,7 @@
  *   - conservation: the pipeline timeline (core/timeline.c) fed with the evaluation's stage
  *     times keeps each device busy m x its stage's parts, and idles the closed-form bubble
  *     (CONS_TOL below), on a sample and on a sweep of every schedule over pp 1..64.
- * A violation prints the plan that shows it. */
+ * A violation prints the plan that shows it and the smallest plan that still does (shrink). */
 #include "check.h"
 #include "fixture.h"
 #include "core/evaluate.h"
@@ -94,17 +94,18 @@ static double states_max(const eval_result *r)
 	return a;
 }
 
-/* A neighbour of s one step up in a monotone direction, and whether the step holds: 0 when
- * none applies. *what names the rule. */
-static int monotone(const model_t *m, const cluster_t *c, int dev, const strategy_t *s, const char **what)
+/* A neighbour of s one step up in monotone direction `rule` (0..3; k 0..2 picks the link),
+ * and whether the step holds: 1, 0 when it does not, -1 when none applies. *what names the
+ * rule. res must hold s's evaluation. */
+static int monotone(const model_t *m, const cluster_t *c, int dev, const strategy_t *s, int rule, int k,
+		const char **what)
 {
 	strategy_t o = *s;
 	(void)m;
-	switch (rnd(4)) {
-	case 3: { /* a faster link: NVLink or network bandwidth up, or latency down */
+	switch (rule) {
+	case 3: { /* a faster link (k: NVLink or network bandwidth up, or latency down) */
 		static cluster_t f;
 		f = *c;
-		int k = (int)rnd(3);
 		if (k == 0)
 			f.node_gbps *= 1.5;
 		else if (k == 1)
@@ -329,6 +330,100 @@ static void show(const char *what, const char *mname, const char *cname, const s
 			strat_precision_name(s->precision));
 }
 
+/* ---- the checks one plan at a time, and the smallest plan that shows a violation ---- */
+enum { V_FINITE, V_MFU, V_DP1, V_EQUIV, V_MONO, V_CONS };
+
+/* A violation: its check and, for the monotone steps, which rule and link. */
+typedef struct {
+	int kind, rule, sub;
+} viol;
+
+/* 1 when every figure of r is finite and non-negative. */
+static int finite_ok(const eval_result *r)
+{
+	double f[] = {r->step, r->compute, r->recompute, r->bubble, r->optimizer, r->tp, r->cp, r->ep, r->pp,
+		r->dp, r->comm_exposed, r->tokens_per_s, r->mfu, r->hfu, r->model_flops, r->hw_flops, r->peak_bytes};
+	int ok = 1;
+	for (size_t q = 0; q < sizeof f / sizeof f[0]; q++)
+		ok = ok && isfinite(f[q]) && f[q] >= 0;
+	for (int st = 0; st < r->stages; st++)
+		ok = ok && isfinite(r->mem[st].total) && r->mem[st].total >= 0 && isfinite(r->st[st].fwd) &&
+			r->st[st].fwd >= 0 && r->st[st].bwd >= 0;
+	return ok;
+}
+
+/* 1 when MFU <= HFU and each is within its ceiling (eval_mfu_ceiling). */
+static int mfu_ok(const cluster_t *c, const strategy_t *s, const eval_result *r)
+{
+	double hceil, ceil = eval_mfu_ceiling(c, s->precision, &hceil);
+	return r->mfu <= r->hfu * (1 + 1e-12) && r->mfu <= ceil * (1 + 1e-12) && r->hfu <= hceil * (1 + 1e-12);
+}
+
+/* Issue 17, dp comm at dp = 1: with one replica only the cp ranks and the experts' own
+ * data-parallel group sync gradients; without them the part is 0, and with them it is named
+ * after them, never "dp comm". 1 when r keeps to that (or dp > 1). */
+static int dp1_ok(const model_t *m, const strategy_t *s, const eval_result *r)
+{
+	if (s->dp != 1)
+		return 1;
+	long long edp = model_max_experts(m) > 0 ? (long long)s->cp * s->tp / ((long long)s->ep * s->etp) : 1;
+	int none = s->cp == 1 && edp <= 1;
+	return !(none ? r->dp != 0 : r->dp > 0 && r->dp_group == EVAL_DP);
+}
+
+/* 1 when s is valid and shows violation v (res, alt: its evaluations). */
+static int violates(const viol *v, const model_t *m, const cluster_t *c, const strategy_t *s)
+{
+	int dev = s->dp * s->tp * s->pp * s->cp;
+	if (eval_run(m, c, dev, s, 0, &res))
+		return 0;
+	strategy_t o;
+	const char *what;
+	double be, ie;
+	switch (v->kind) {
+	case V_FINITE: return !finite_ok(&res);
+	case V_MFU: return !mfu_ok(c, s, &res);
+	case V_DP1: return !dp1_ok(m, s, &res);
+	case V_EQUIV: return equivalent(m, s, &o, &what) && (eval_run(m, c, dev, &o, 0, &alt) || !same(&res, &alt));
+	case V_MONO: return monotone(m, c, dev, s, v->rule, v->sub, &what) == 0;
+	default: return conserved(s, &res, &be, &ie) == 0;
+	}
+}
+
+/* Print the smallest plan that still shows v: halve pp, dp, the micro-batch, the global
+ * batch, vpp, cp and ep, one at a time, for as long as the violation persists. res and alt
+ * are left as they were. */
+static void shrink(const viol *v, const model_t *m, const cluster_t *c, const char *mname, const char *cname,
+		const strategy_t *s0)
+{
+	static eval_result keep_res, keep_alt;
+	keep_res = res;
+	keep_alt = alt;
+	strategy_t s = *s0;
+	for (int changed = 1, guard = 0; changed && guard < 256; guard++) {
+		changed = 0;
+		for (int k = 0; k < 7 && !changed; k++) {
+			strategy_t t = s;
+			int *f[] = {&t.pp, &t.dp, &t.micro_batch, &t.global_batch, &t.vpp, &t.cp, &t.ep};
+			if (*f[k] < 2)
+				continue;
+			*f[k] /= 2;
+			if (k == 0 && t.pp == 1)
+				t.vpp = 1;
+			if (violates(v, m, c, &t)) {
+				s = t;
+				changed = 1;
+			}
+		}
+	}
+	if (memcmp(&s, s0, sizeof s))
+		show("    smallest plan that shows it", mname, cname, &s, s.dp * s.tp * s.pp * s.cp);
+	else
+		printf("    (no smaller plan shows it)\n");
+	res = keep_res;
+	alt = keep_alt;
+}
+
 static strategy_t sample(const model_t *m)
 {
 	static const int tps[] = {1, 2, 4, 8}, pps[] = {1, 2, 4, 8}, cps[] = {1, 1, 2, 4}, eps[] = {1, 2, 4, 8},
@@ -383,35 +478,22 @@ int main(void)
 				if (eval_run(&m, &c, dev, &s, 0, &res))
 					continue;
 				valid++;
-				double f[] = {res.step, res.compute, res.recompute, res.bubble, res.optimizer, res.tp, res.cp,
-					res.ep, res.pp, res.dp, res.comm_exposed, res.tokens_per_s, res.mfu, res.hfu,
-					res.model_flops, res.hw_flops, res.peak_bytes};
-				int ok = 1;
-				for (size_t q = 0; q < sizeof f / sizeof f[0]; q++)
-					ok = ok && isfinite(f[q]) && f[q] >= 0;
-				for (int st = 0; st < res.stages; st++)
-					ok = ok && isfinite(res.mem[st].total) && res.mem[st].total >= 0 &&
-						isfinite(res.st[st].fwd) && res.st[st].fwd >= 0 && res.st[st].bwd >= 0;
-				if (!ok && bad_finite++ < 3)
+				if (!finite_ok(&res) && bad_finite++ < 3) {
 					show("not finite or negative", models[i], clusters[j], &s, dev);
+					shrink(&(viol){V_FINITE, 0, 0}, &m, &c, models[i], clusters[j], &s);
+				}
 				double hceil, ceil = eval_mfu_ceiling(&c, s.precision, &hceil);
 				worst = fmax(worst, res.mfu / ceil);
 				worst_h = fmax(worst_h, res.hfu / hceil);
-				if (!(res.mfu <= res.hfu * (1 + 1e-12) && res.mfu <= ceil * (1 + 1e-12) &&
-						res.hfu <= hceil * (1 + 1e-12)) && bad_mfu++ < 3) {
+				if (!mfu_ok(&c, &s, &res) && bad_mfu++ < 3) {
 					show("MFU above HFU or above the ceiling", models[i], clusters[j], &s, dev);
 					printf("    mfu %.4f hfu %.4f ceilings %.4f, %.4f\n", res.mfu, res.hfu, ceil, hceil);
+					shrink(&(viol){V_MFU, 0, 0}, &m, &c, models[i], clusters[j], &s);
 				}
-				/* issue 17: dp comm at dp = 1. With one replica only the cp ranks and the
-				 * experts' own data-parallel group sync gradients; without them the part is 0,
-				 * and with them it is named after them, never "dp comm" */
-				if (s.dp == 1) {
-					long long edp = model_max_experts(&m) > 0 ? (long long)s.cp * s.tp / ((long long)s.ep * s.etp) : 1;
-					int none = s.cp == 1 && edp <= 1;
-					if ((none ? res.dp != 0 : res.dp > 0 && res.dp_group == EVAL_DP) && bad_dp1++ < 3) {
-						show("dp comm at dp = 1", models[i], clusters[j], &s, dev);
-						printf("    dp part %.9g s named %s\n", res.dp, eval_dp_group_name(res.dp_group));
-					}
+				if (!dp1_ok(&m, &s, &res) && bad_dp1++ < 3) {
+					show("dp comm at dp = 1", models[i], clusters[j], &s, dev);
+					printf("    dp part %.9g s named %s\n", res.dp, eval_dp_group_name(res.dp_group));
+					shrink(&(viol){V_DP1, 0, 0}, &m, &c, models[i], clusters[j], &s);
 				}
 				strategy_t o;
 				const char *what = "";
@@ -421,16 +503,19 @@ int main(void)
 						show(what, models[i], clusters[j], &s, dev);
 						printf("    step %.9g against %.9g, peak %.6g against %.6g\n", res.step, alt.step,
 								res.peak_bytes, alt.peak_bytes);
+						shrink(&(viol){V_EQUIV, 0, 0}, &m, &c, models[i], clusters[j], &s);
 					}
 				}
 				const char *rule = "";
-				int held = monotone(&m, &c, dev, &s, &rule);
+				int mr = (int)rnd(4), ms = mr == 3 ? (int)rnd(3) : 0;
+				int held = monotone(&m, &c, dev, &s, mr, ms, &rule);
 				if (held >= 0) {
 					mono++;
 					if (!held && bad_mono++ < 3) {
 						show(rule, models[i], clusters[j], &s, dev);
 						printf("    step %.9g -> %.9g, activations %.6g -> %.6g, states %.6g -> %.6g\n", res.step,
 								alt.step, acts_max(&res), acts_max(&alt), states_max(&res), states_max(&alt));
+						shrink(&(viol){V_MONO, mr, ms}, &m, &c, models[i], clusters[j], &s);
 					}
 				}
 				double be, ie;
@@ -440,6 +525,7 @@ int main(void)
 					if (!held_c && bad_cons++ < 5) {
 						show("conservation", models[i], clusters[j], &s, dev);
 						printf("    busy off by %.3g, idle off by %.3f stage times (bubble %.6g s)\n", be, ie, res.bubble);
+						shrink(&(viol){V_CONS, 0, 0}, &m, &c, models[i], clusters[j], &s);
 					}
 				}
 				if (flops_ref == 0)
