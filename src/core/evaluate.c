@@ -233,7 +233,41 @@ static void first_of_shape(const stage_env *e, int st, const stage_cost *sc, sta
 		t->opt = sc->tt.optimizer;
 }
 
-/* The step from the slowest stage's steady state, the bubble and the optimizer phase. */
+/* The steady state's pace: the slowest stage's parts, or under DualPipe the mean of the
+ * busiest pair of mirrored stages. Every DualPipe device runs half its micro-batches through
+ * stage d and half through stage p-1-d (DeepSeek-V3 report, arXiv 2412.19437, sec. 3.2.1;
+ * deepseek-ai/DualPipe, DualPipe.step), so it is busy m (T_d + T_{p-1-d})/2, not m T_max:
+ * with DeepSeek-V3's heavy first and last stages the slowest stage overcharged the step by
+ * up to 48.8 stage times. */
+static eval_stage_time pace_of(const strategy_t *s, int p, const stage_totals *t, const eval_result *r)
+{
+	eval_stage_time ss = r->st[t->slow];
+	if (s->schedule != SCHED_DUALPIPE || p < 2)
+		return ss;
+	int best = 0;
+	double most = -1;
+	for (int d = 0; d < p / 2; d++) {
+		const eval_stage_time *a = &r->st[d], *z = &r->st[p - 1 - d];
+		double T = a->fwd + a->bwd + z->fwd + z->bwd;
+		if (T > most) {
+			most = T;
+			best = d;
+		}
+	}
+	const eval_stage_time *a = &r->st[best], *z = &r->st[p - 1 - best];
+	ss.fwd = (a->fwd + z->fwd) / 2;
+	ss.bwd = (a->bwd + z->bwd) / 2;
+	ss.compute = (a->compute + z->compute) / 2;
+	ss.recompute = (a->recompute + z->recompute) / 2;
+	ss.tp = (a->tp + z->tp) / 2;
+	ss.cp = (a->cp + z->cp) / 2;
+	ss.ep = (a->ep + z->ep) / 2;
+	ss.pp = (a->pp + z->pp) / 2;
+	ss.dp_exposed = (a->dp_exposed + z->dp_exposed) / 2;
+	return ss;
+}
+
+/* The step from the steady state's pace, the bubble and the optimizer phase. */
 static void compose_step(const stage_env *e, const stage_totals *t, int devices, eval_result *r)
 {
 	const cost_ctx *x = e->x;
@@ -243,7 +277,7 @@ static void compose_step(const stage_env *e, const stage_totals *t, int devices,
 	double bubble = sched_bubble(s, mb, &times);
 	/* the optimizer phase: the slowest stage's update plus the step's fixed host work */
 	double opt = t->opt + x->c->eff.step_ms * 1e-3;
-	const eval_stage_time *ss = &r->st[t->slow];
+	const eval_stage_time pace = pace_of(s, p, t, r), *ss = &pace;
 	r->slow_stage = t->slow;
 	r->compute = mb * ss->compute;
 	r->recompute = mb * ss->recompute;

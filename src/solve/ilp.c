@@ -224,7 +224,8 @@ static void price_base(ilp_inst *in, const strategy_t *base, ilp_result *r, doub
 			in->base_n[st] += chunk[c];
 	}
 	memcpy(in->base_chunk, chunk, (size_t)in->P * sizeof *chunk);
-	*ub0 = kfits && !pinned ? ilp_makespan(&in->form, kn) : INFINITY;
+	/* a bound for the solvers, so in their form (at least m x the slowest stage) */
+	*ub0 = kfits && !pinned ? ilp_form_value(&in->form, kn) : INFINITY;
 }
 
 /* Fill the result from one option per unit. */
@@ -482,11 +483,12 @@ int ilp_solve_costs(const model_t *m, const eval_costs *ec, const strategy_t *ba
 		r->bound = bound;
 		r->gap = gap;
 		r->why[0] = r->status == ILP_ERROR ? r->why[0] : 0;
-		if (r->status == ILP_OPTIMAL && in.extra > 1e-9 * r->makespan) {
+		if (r->status == ILP_OPTIMAL && fabs(in.extra) > 1e-9 * r->makespan) {
 			r->status = ILP_FEASIBLE; /* optimal for the form, of which the price is more */
 			snprintf(r->why, sizeof r->why, "not proven optimal: the schedule's price has a term the solver's "
 					"form leaves out (%s)", in.form.s.schedule == SCHED_GPIPE ? "GPipe's slowest forward and "
-					"slowest backward on different stages" : in.form.s.schedule == SCHED_ZBV ?
+					"slowest backward on different stages" : in.form.s.schedule == SCHED_DUALPIPE ?
+					"DualPipe's pace, its busiest pair of mirrored stages" : in.form.s.schedule == SCHED_ZBV ?
 					"ZB-V's slower of F and B_in, or fewer than 2pp - 1 micro-batches" :
 					"fewer micro-batches than the warm-up holds");
 		}

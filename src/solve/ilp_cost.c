@@ -70,7 +70,7 @@ void ilp_form_init(const eval_costs *ec, ilp_form *f)
 	f->s.vpp = v;
 	f->s.schedule = (uint8_t)ec->schedule;
 	f->extra = p > 1 && (ec->schedule == SCHED_GPIPE || ec->schedule == SCHED_ZBH1 ||
-		ec->schedule == SCHED_ZBH2 || ec->schedule == SCHED_ZBV);
+		ec->schedule == SCHED_ZBH2 || ec->schedule == SCHED_ZBV || ec->schedule == SCHED_DUALPIPE);
 	f->cM = m;
 	f->cS = f->cZ = 0;
 	f->gF = f->gB = 1;
@@ -127,8 +127,7 @@ double ilp_form_h(const ilp_form *f, double gsum)
 	return f->cS * gsum;
 }
 
-/* The form's value for p priced stages. */
-static double form_value(const ilp_form *f, const ilp_price *st)
+double ilp_form_value(const ilp_form *f, const ilp_price *st)
 {
 	double tmax = 0, g = 0;
 	for (int s = 0; s < f->p; s++) {
@@ -139,11 +138,21 @@ static double form_value(const ilp_form *f, const ilp_price *st)
 	return f->cM * tmax + ilp_form_h(f, g);
 }
 
-double ilp_form_extra(const ilp_form *f, const ilp_price *st)
+/* DualPipe's pace: the busiest pair of mirrored stages (evaluate.c), summed as the stage
+ * sums are, so that a balanced pipeline's pace is exactly its mean. */
+static double dual_pace(const ilp_form *f, const ilp_price *st)
 {
-	if (!f->extra)
-		return 0;
-	/* eval_run's pipeline time: m slowest-stage times and sched_bubble over the same sums */
+	double pace = 0;
+	for (int d = 0; d < f->p / 2; d++) {
+		double T = ((st[d].f + st[d].b) + (st[f->p - 1 - d].f + st[f->p - 1 - d].b)) / 2;
+		pace = T > pace ? T : pace;
+	}
+	return pace;
+}
+
+/* eval_run's pipeline time: m times the pace plus sched_bubble over the same sums. */
+static double exact_makespan(const ilp_form *f, const ilp_price *st)
+{
 	sched_times t = {0, 0, 0, 0, 0, 0, 0};
 	for (int s = 0; s < f->p; s++) {
 		double T = st[s].f + st[s].b;
@@ -158,12 +167,21 @@ double ilp_form_extra(const ilp_form *f, const ilp_price *st)
 	t.fa /= f->p;
 	t.ba /= f->p;
 	t.wa /= f->p;
-	return fmax(0, f->m * t.tmax + sched_bubble(&f->s, f->m, &t) - form_value(f, st));
+	double pace = f->s.schedule == SCHED_DUALPIPE ? dual_pace(f, st) : t.tmax;
+	return f->m * pace + sched_bubble(&f->s, f->m, &t);
+}
+
+double ilp_form_extra(const ilp_form *f, const ilp_price *st)
+{
+	if (!f->extra)
+		return 0;
+	double x = exact_makespan(f, st) - ilp_form_value(f, st);
+	return f->s.schedule == SCHED_DUALPIPE ? x : fmax(0, x); /* DualPipe's is not positive */
 }
 
 double ilp_makespan(const ilp_form *f, const ilp_price *st)
 {
-	return form_value(f, st) + ilp_form_extra(f, st);
+	return f->extra ? exact_makespan(f, st) : ilp_form_value(f, st);
 }
 
 /* Preparation is the bubble a perfectly balanced pipeline of the same total work would
@@ -189,7 +207,9 @@ void ilp_bubbles(const ilp_form *f, const ilp_price *st, double *prep, double *i
 		*prep = *imb = 0;
 	} else if (f->cZ > 0) {
 		*prep = ilp_form_h(f, g);
-		*imb = f->m * (tmax - tavg) + ilp_form_extra(f, st); /* the price beyond the form */
+		/* the price beyond the form; DualPipe: paced by its busiest mirrored pair */
+		*imb = f->s.schedule == SCHED_DUALPIPE ? f->m * (dual_pace(f, st) - tavg) :
+			f->m * (tmax - tavg) + ilp_form_extra(f, st);
 	} else {
 		*prep = (p - 1) * tavg * f->cS;
 		*imb = f->cM * (tmax - tavg) + ilp_form_extra(f, st); /* GPipe: the phases' pacing apart */

@@ -24,7 +24,9 @@ typedef struct {
  * (cS) or a hinge (cZ * max(0, x / p)): the solvers minimise this form. The price
  * (ilp_makespan) is eval_run's, which for some schedules is more than the form: GPipe's
  * phases paced apart, ZB-H1/H2 with too few micro-batches to fill the warm-up, ZB-V's
- * max(F, B_in) and its shortfall (core/cost/schedule.c); the form is then a lower bound. */
+ * max(F, B_in) and its shortfall (core/cost/schedule.c): the form is then a lower bound;
+ * DualPipe's is less (paced by its busiest pair of mirrored stages, not the slowest stage):
+ * the form is then an upper bound. Either way the solvers' optimum is not proven. */
 typedef struct {
 	int p, m, v, extra; /* extra: the price may exceed the form (sched_bubble prices it) */
 	double cM, cS, cZ, gF, gB, gW;
@@ -41,7 +43,10 @@ double ilp_form_g(const ilp_form *f, const ilp_price *q);
 double ilp_form_h(const ilp_form *f, double gsum);
 /* Makespan of p priced stages: eval_run's pipeline time. */
 double ilp_makespan(const ilp_form *f, const ilp_price *st);
-/* What the makespan of p priced stages exceeds the solvers' form by (0 for most schedules). */
+/* The solvers' form for p priced stages. */
+double ilp_form_value(const ilp_form *f, const ilp_price *st);
+/* What the makespan of p priced stages exceeds the solvers' form by (0 for most schedules;
+ * DualPipe's, paced by its busiest pair of mirrored stages, is at most 0). */
 double ilp_form_extra(const ilp_form *f, const ilp_price *st);
 /* Idle split of p priced stages: preparation, imbalance, recomputation, useful work. */
 void ilp_bubbles(const ilp_form *f, const ilp_price *st, double *prep, double *imb, double *rc,
