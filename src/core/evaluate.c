@@ -15,7 +15,7 @@
 
 /* Sums over the stages, in stage order. */
 typedef struct {
-	double tsum, tmax, fsum, bsum, wsum;
+	double tsum, tmax, fmax, bmax, fsum, bsum, wsum;
 	int slow;
 	double model_fl, hw_fl, dp_end, opt;
 } stage_totals;
@@ -39,6 +39,27 @@ double eval_mem_convention(const cluster_t *c, double alloc_gib, int conv)
 	double room = c->mem_gib - c->eff.context_gib;
 	double res = fmax(alloc_gib, fmin(alloc_gib * (1 + c->eff.alloc_frag), room));
 	return conv == EVAL_MEM_NVIDIA_SMI ? res + c->eff.context_gib : res;
+}
+
+double eval_mfu_ceiling(const cluster_t *c, int precision, double *hfu)
+{
+	/* Counted FLOPs per second of peak16 that each kind of work can reach (compute.c): a
+	 * GEMM at most its family's efficiency (fp8's at the fp8 peak, over the 16-bit peak;
+	 * grouped expert GEMMs scale it by grouped_gemm); the flash attention core counts 3 F
+	 * (forward and backward, both causal halves) for 0.5 F + 1.25 F run at the kernel's
+	 * efficiency, so 12/7 of it; a recomputed core counts F for 0.5 F run, twice it (HFU).
+	 * The step adds everything else (element-wise passes, exposed communication, bubble),
+	 * so MFU, a mean over the work weighted by time, is at most the largest of these. */
+	double p16 = c->peak_tflops[PREC_BF16] > 0 ? c->peak_tflops[PREC_BF16] : c->peak_tflops[PREC_FP16];
+	if (precision == PREC_FP16 && c->peak_tflops[PREC_FP16] > 0)
+		p16 = c->peak_tflops[PREC_FP16];
+	double gemm = precision == PREC_FP8 ? c->eff.fp8_gemm * c->peak_tflops[PREC_FP8] / p16 :
+		c->eff.gemm * c->peak_tflops[precision] / p16;
+	gemm *= c->eff.grouped_gemm > 1 ? c->eff.grouped_gemm : 1;
+	double fe = c->eff.flash > c->eff.flash_sdpa ? c->eff.flash : c->eff.flash_sdpa;
+	if (hfu)
+		*hfu = fmax(gemm, 2 * fe);
+	return fmax(gemm, 12.0 / 7 * fe);
 }
 
 double eval_layer_activation(const model_t *m, const cluster_t *c, const strategy_t *s, int k, int mode)
@@ -134,6 +155,8 @@ static void place_stage(const stage_env *e, int st, const stage_cost *restrict s
 	t->fsum += f;
 	t->bsum += b;
 	t->wsum += sc->tt.wgrad;
+	t->fmax = f > t->fmax ? f : t->fmax;
+	t->bmax = b > t->bmax ? b : t->bmax;
 	if (T > t->tmax) {
 		t->tmax = T;
 		t->slow = st;
@@ -226,16 +249,51 @@ static void first_of_shape(const stage_env *e, int st, const stage_cost *sc, sta
 		t->opt = sc->tt.optimizer;
 }
 
-/* The step from the slowest stage's steady state, the bubble and the optimizer phase. */
+/* The steady state's pace: the slowest stage's parts, or under DualPipe the mean of the
+ * busiest pair of mirrored stages. Every DualPipe device runs half its micro-batches through
+ * stage d and half through stage p-1-d (DeepSeek-V3 report, arXiv 2412.19437, sec. 3.2.1;
+ * deepseek-ai/DualPipe, DualPipe.step), so it is busy m (T_d + T_{p-1-d})/2, not m T_max:
+ * with DeepSeek-V3's heavy first and last stages the slowest stage overcharged the step by
+ * up to 48.8 stage times. */
+static eval_stage_time pace_of(const strategy_t *s, int p, const stage_totals *t, const eval_result *r)
+{
+	eval_stage_time ss = r->st[t->slow];
+	if (s->schedule != SCHED_DUALPIPE || p < 2)
+		return ss;
+	int best = 0;
+	double most = -1;
+	for (int d = 0; d < p / 2; d++) {
+		const eval_stage_time *a = &r->st[d], *z = &r->st[p - 1 - d];
+		double T = a->fwd + a->bwd + z->fwd + z->bwd;
+		if (T > most) {
+			most = T;
+			best = d;
+		}
+	}
+	const eval_stage_time *a = &r->st[best], *z = &r->st[p - 1 - best];
+	ss.fwd = (a->fwd + z->fwd) / 2;
+	ss.bwd = (a->bwd + z->bwd) / 2;
+	ss.compute = (a->compute + z->compute) / 2;
+	ss.recompute = (a->recompute + z->recompute) / 2;
+	ss.tp = (a->tp + z->tp) / 2;
+	ss.cp = (a->cp + z->cp) / 2;
+	ss.ep = (a->ep + z->ep) / 2;
+	ss.pp = (a->pp + z->pp) / 2;
+	ss.dp_exposed = (a->dp_exposed + z->dp_exposed) / 2;
+	return ss;
+}
+
+/* The step from the steady state's pace, the bubble and the optimizer phase. */
 static void compose_step(const stage_env *e, const stage_totals *t, int devices, eval_result *r)
 {
 	const cost_ctx *x = e->x;
 	const strategy_t *s = x->s;
 	int p = e->p, mb = e->mb;
-	double bubble = sched_bubble(s, t->tsum, t->tmax, t->fsum / p, t->bsum / p, t->wsum / p);
+	const sched_times times = {t->tsum, t->tmax, t->fmax, t->bmax, t->fsum / p, t->bsum / p, t->wsum / p};
+	double bubble = sched_bubble(s, mb, &times);
 	/* the optimizer phase: the slowest stage's update plus the step's fixed host work */
 	double opt = t->opt + x->c->eff.step_ms * 1e-3;
-	const eval_stage_time *ss = &r->st[t->slow];
+	const eval_stage_time pace = pace_of(s, p, t, r), *ss = &pace;
 	r->slow_stage = t->slow;
 	r->compute = mb * ss->compute;
 	r->recompute = mb * ss->recompute;
@@ -314,7 +372,7 @@ int eval_run_kinds(const model_t *m, const cluster_t *c, int devices, const stra
 	r->budget_bytes = (budget_gib > 0 ? budget_gib : eval_default_budget_gib(c)) * COST_GIB;
 	uint8_t start[EVAL_MAX_STAGES];
 	stage_starts(m, s, start);
-	stage_totals t = {0, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+	stage_totals t = {.tmax = -1};
 	stage_shape sh[2];
 	stage_sum lay;
 	stage_cost sc;

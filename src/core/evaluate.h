@@ -104,6 +104,10 @@ double eval_default_budget_gib(const cluster_t *c);
 enum { EVAL_MEM_ALLOCATED, EVAL_MEM_RESERVED, EVAL_MEM_NVIDIA_SMI };
 /* An allocated peak of alloc_gib in convention conv, with the cluster's constants. */
 double eval_mem_convention(const cluster_t *c, double alloc_gib, int conv);
+/* The highest MFU an evaluation can report on c at `precision`, under the model's FLOP
+ * convention (Megatron's: attention counts the whole score matrix, while causal flash
+ * kernels compute half of it); *hfu (may be NULL) the same for HFU. */
+double eval_mfu_ceiling(const cluster_t *c, int precision, double *hfu);
 
 /* Per-micro-batch, per-device costs of one layer of a kind, split the way eval_run adds
  * them up, so the bubble ILP (src/solve) can price any layer split and recompute mix. */

@@ -18,45 +18,18 @@
  * keeps the simulation causal without an event queue. */
 #include "core/timeline.h"
 #include "core/timeline_dual.h"
+#include "core/timeline_zbv.h"
+#include "core/timeline_sim.h"
 #include "core/cost/schedule.h"
 #include "core/strategy.h"
 #include "core/why.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LANES 512   /* (device, hop) pairs: pp*vpp <= 256 chunks, or two per device */
-
-typedef struct {
-	int path, hop, dev;
-	int mb0, nmb;            /* micro-batches of this path: [mb0, mb0 + nmb) */
-	int nf, nb, nw;          /* blocks issued so far */
-	int entry;               /* first hop of its path on the device: admits new micro-batches */
-	double tf, tb, tw;       /* duration of one block */
-} lane;
-
-typedef struct {
-	const tl_spec *sp;
-	int p, v, K, m, npaths, split, gpipe, fixed, dual;
-	int pc[TL_MAX_STAGES];           /* fixed programs: position per device */
-	int path_mb0[2], path_nmb[2];
-	int nlanes;
-	lane ln[MAX_LANES];
-	int dev_lanes[TL_MAX_STAGES][32]; /* lane indices per device (vpp, or 2) */
-	int dev_nl[TL_MAX_STAGES];
-	int inflight[TL_MAX_STAGES][2];  /* F issued minus B issued, per device and path */
-	int limit[TL_MAX_STAGES][2];
-	double free_at[TL_MAX_STAGES];
-	/* DualPipe's program: the segments of each r = min(d, p-1-d), each device's place in
-	 * them (segment, repetition, token) and the lane whose W runs next, inline */
-	tld_seg dprog[TL_MAX_STAGES / 2][TLD_MAX_SEGS];
-	int dnseg[TL_MAX_STAGES / 2];
-	int dseg[TL_MAX_STAGES], drep[TL_MAX_STAGES], dpos[TL_MAX_STAGES], dinl[TL_MAX_STAGES];
-	int dhold[TL_MAX_STAGES], dbhold[TL_MAX_STAGES]; /* units whose F, B output is held */
-} sim;
-
 /* Device that runs hop k of path `path`. */
-static int hop_dev(const sim *s, int path, int k)
+static int hop_dev(const tls_sim *s, int path, int k)
 {
 	if (s->sp->schedule == SCHED_ZBV)
 		return k < s->p ? k : 2 * s->p - 1 - k;
@@ -66,12 +39,12 @@ static int hop_dev(const sim *s, int path, int k)
 }
 
 /* Index of unit (micro-batch, hop) into fend/bend. */
-static int unit(const sim *s, int mb, int k)
+static int unit(const tls_sim *s, int mb, int k)
 {
 	return mb * s->K + k;
 }
 
-static int setup(sim *s, const tl_spec *sp, char *why, size_t n)
+static int setup(tls_sim *s, const tl_spec *sp, char *why, size_t n)
 {
 	memset(s, 0, sizeof *s);
 	s->sp = sp;
@@ -83,7 +56,7 @@ static int setup(sim *s, const tl_spec *sp, char *why, size_t n)
 	if (sp->schedule < 0 || sp->schedule >= SCHED_COUNT)
 		return why_set(why, n, "timeline: unknown schedule %d", sp->schedule);
 	s->K = sp->schedule == SCHED_ZBV ? 2 * s->p : s->p * s->v;
-	if (s->K > 2 * TL_MAX_STAGES || s->K > MAX_LANES)
+	if (s->K > 2 * TL_MAX_STAGES || s->K > TLS_MAX_LANES)
 		return why_set(why, n, "timeline: %d pipeline chunks are too many to draw", s->K);
 	if (s->v > 1 && s->m % s->p)
 		return why_set(why, n, "timeline: interleaving needs the %d micro-batches divisible by pp=%d", s->m, s->p);
@@ -99,6 +72,7 @@ static int setup(sim *s, const tl_spec *sp, char *why, size_t n)
 		sp->schedule == SCHED_DUALPIPE;
 	s->gpipe = sp->schedule == SCHED_GPIPE;
 	s->fixed = s->gpipe || sp->schedule == SCHED_1F1B || sp->schedule == SCHED_INTERLEAVED;
+	s->zbv = sp->schedule == SCHED_ZBV;
 	/* DualPipe's program where the implementation runs (even p, even m >= 2p; the evaluation
 	 * accepts no other), the greedy choice elsewhere */
 	s->dual = dual && s->p % 2 == 0 && s->m % 2 == 0 && s->m >= 2 * s->p;
@@ -113,7 +87,7 @@ static int setup(sim *s, const tl_spec *sp, char *why, size_t n)
 			/* stage times come per device for V and interleaved layouts (the device's
 			 * chunks share them), per model stage for the two DualPipe directions */
 			int st = path == 1 ? k : d;
-			lane *l = &s->ln[s->nlanes];
+			tls_lane *l = &s->ln[s->nlanes];
 			l->path = path;
 			l->hop = k;
 			l->dev = d;
@@ -132,10 +106,10 @@ static int setup(sim *s, const tl_spec *sp, char *why, size_t n)
 		}
 	}
 	for (int i = 0; i < s->nlanes; i++) {
-		lane *l = &s->ln[i];
+		tls_lane *l = &s->ln[i];
 		l->entry = 1;
 		for (int j = 0; j < s->dev_nl[l->dev]; j++) {
-			const lane *o = &s->ln[s->dev_lanes[l->dev][j]];
+			const tls_lane *o = &s->ln[s->dev_lanes[l->dev][j]];
 			if (o->path == l->path && o->hop < l->hop)
 				l->entry = 0;
 		}
@@ -152,7 +126,7 @@ static int setup(sim *s, const tl_spec *sp, char *why, size_t n)
 
 /* When block `kind` of micro-batch mb at hop k may start, from its inputs; -1 while an
  * input is not scheduled yet. */
-static double dep_ready(const sim *s, const tl_result *r, int kind, int mb, int k)
+static double dep_ready(const tls_sim *s, const tl_result *r, int kind, int mb, int k)
 {
 	if (kind == TL_F)
 		return k == 0 ? 0 : r->fend[unit(s, mb, k - 1)];
@@ -165,7 +139,7 @@ static double dep_ready(const sim *s, const tl_result *r, int kind, int mb, int 
  * Every device runs a fixed sequence: w warm-up forwards, then one forward and one
  * backward in turn, then the remaining backwards. Units are (micro-batch, chunk) pairs
  * in Megatron's order: p micro-batches of chunk 0, the same p of chunk 1, ... */
-static void fixed_next(const sim *s, int d, int pc, int *lane_out, int *kind, int *mb)
+static void fixed_next(const tls_sim *s, int d, int pc, int *lane_out, int *kind, int *mb)
 {
 	int total = s->m * s->v, w, u;
 	if (s->gpipe)
@@ -194,8 +168,21 @@ static void fixed_next(const sim *s, int d, int pc, int *lane_out, int *kind, in
 	*lane_out = s->dev_lanes[d][chunk];
 }
 
+/* ---- ZB-V: its program (timeline_zbv.h) ---- */
+/* Move device d's program past blocks of padding micro-batches (>= m). */
+static void zbv_skip(tls_sim *s, int d)
+{
+	int chunk, kind, mb;
+	while (s->pc[d] < tlz_blocks(s->p, s->m)) {
+		tlz_next(s->p, s->m, d, s->pc[d], &chunk, &kind, &mb);
+		if (mb < s->m)
+			break;
+		s->pc[d]++;
+	}
+}
+
 /* ---- greedy choice: zero-bubble schedules and DualPipe ---- */
-static double ready_f(const sim *s, const tl_result *r, const lane *l)
+static double ready_f(const tls_sim *s, const tl_result *r, const tls_lane *l)
 {
 	/* only new micro-batches wait for the in-flight limit; one already on the device
 	 * always moves on to its next chunk, or the limit could block its own backward */
@@ -204,35 +191,73 @@ static double ready_f(const sim *s, const tl_result *r, const lane *l)
 	return dep_ready(s, r, TL_F, l->mb0 + l->nf, l->hop);
 }
 
-static double ready_b(const sim *s, const tl_result *r, const lane *l)
+static double ready_b(const tls_sim *s, const tl_result *r, const tls_lane *l)
 {
 	if (l->nb >= l->nmb || l->nb >= l->nf)
 		return -1;
 	return dep_ready(s, r, TL_B, l->mb0 + l->nb, l->hop);
 }
 
-static double ready_w(const sim *s, const tl_result *r, const lane *l)
+static double ready_w(const tls_sim *s, const tl_result *r, const tls_lane *l)
 {
 	if (!s->split || l->nw >= l->nb)
 		return -1;
 	return dep_ready(s, r, TL_W, l->mb0 + l->nw, l->hop);
 }
 
-/* Best block a device can start and when; kind -1 when none. Priorities: B > F > W; W only
- * when no F or B can start at the same moment (that is how zero-bubble schedules fill
- * their bubbles); among equals the oldest micro-batch, then the deeper chunk, so work in
- * flight drains first. */
-static double greedy_pick(const sim *s, const tl_result *r, int d, int *lane_out, int *kind_out, int *mb_out)
+/* The earliest moment an F or B of device d could start, were nothing else in its way: its
+ * ready time when its input is scheduled, else now plus the block that will produce the
+ * input (blocks are issued in order of start, so none starts before now). INFINITY when
+ * the device has no F or B left that may start. */
+static double next_fb(const tls_sim *s, const tl_result *r, int d, double now)
 {
-	double best_t = -1;
+	double best = INFINITY;
+	for (int i = 0; i < s->dev_nl[d]; i++) {
+		const tls_lane *l = &s->ln[s->dev_lanes[d][i]];
+		int hop = l->hop, pk = l->path * s->K;
+		if (l->nb < l->nmb && l->nb < l->nf) {
+			double t = ready_b(s, r, l);
+			if (t < 0) /* its input: the next hop's backward, or this hop's own forward */
+				t = now + (hop == s->K - 1 ? l->tf : s->ln[pk + hop + 1].tb);
+			best = t < best ? t : best;
+		}
+		if (l->nf < l->nmb && !(l->entry && s->inflight[l->dev][l->path] >= s->limit[l->dev][l->path])) {
+			double t = ready_f(s, r, l);
+			if (t < 0)
+				t = now + (hop > 0 ? s->ln[pk + hop - 1].tf : 0);
+			best = t < best ? t : best;
+		}
+	}
+	return best;
+}
+
+/* Best block a device can start and when; kind -1 when none. Priorities: B > F > W; W only
+ * when no F or B can start at the same moment, and only when it ends before the device's
+ * next F or B could start (that is how zero-bubble schedules fill their bubbles: Qi et al.
+ * 2024 place a W where it fits the gap, so that it never delays the critical path; a W
+ * started in every gap regardless delayed the F and B behind it and the pipeline drifted by
+ * up to 10 stage times at pp 64); among equals the oldest micro-batch, then the deeper
+ * chunk, so work in flight drains first. loose: W wherever it can start (the way out when
+ * no device could otherwise move). */
+static double greedy_pick(const tls_sim *s, const tl_result *r, int d, int loose, int *lane_out, int *kind_out,
+		int *mb_out)
+{
+	double best_t = -1, fb = -1;
 	int best_rank = 99, best_mb = 0, best_hop = 0;
 	*kind_out = -1;
 	for (int i = 0; i < s->dev_nl[d]; i++) {
-		const lane *l = &s->ln[s->dev_lanes[d][i]];
+		const tls_lane *l = &s->ln[s->dev_lanes[d][i]];
 		double rt[3] = {ready_f(s, r, l), ready_b(s, r, l), ready_w(s, r, l)};
 		for (int k = 0; k < 3; k++) {
 			if (rt[k] < 0)
 				continue;
+			if (k == TL_W && !loose) {
+				double t = rt[k] > s->free_at[d] ? rt[k] : s->free_at[d];
+				if (fb < 0)
+					fb = next_fb(s, r, d, t);
+				if (t + l->tw > fb * (1 + 1e-12))
+					continue;
+			}
 			double t = rt[k] > s->free_at[d] ? rt[k] : s->free_at[d];
 			int rank = k == TL_B ? 0 : k == TL_F ? 1 : 2;
 			int mb = l->mb0 + (k == TL_F ? l->nf : k == TL_B ? l->nb : l->nw);
@@ -255,7 +280,7 @@ static double greedy_pick(const sim *s, const tl_result *r, int d, int *lane_out
 
 /* ---- DualPipe's program (timeline_dual.h) ---- */
 /* Lane of device d for a token: near or far direction. */
-static const lane *dual_lane(const sim *s, int d, int tok)
+static const tls_lane *dual_lane(const tls_sim *s, int d, int tok)
 {
 	int near = d < s->p / 2 ? 0 : 1, path = tok & TLD_FAR ? !near : near;
 	return &s->ln[path * s->K + (path ? s->p - 1 - d : d)];
@@ -263,17 +288,17 @@ static const lane *dual_lane(const sim *s, int d, int tok)
 
 /* When the input of lane l's next forward (kind TL_F) or backward is ready: -1 while it is
  * not, 0 when there is none left (nothing to wait for). */
-static double dual_input(const sim *s, const tl_result *r, const lane *l, int kind)
+static double dual_input(const tls_sim *s, const tl_result *r, const tls_lane *l, int kind)
 {
 	int n = kind == TL_F ? l->nf : l->nb;
 	return n < l->nmb ? dep_ready(s, r, kind, l->mb0 + n, l->hop) : 0;
 }
 
 /* Device d's next block in DualPipe's program and its earliest start (-1: none yet). */
-static double dual_pick(const sim *s, const tl_result *r, int d, int *lane_out, int *kind_out, int *mb_out)
+static double dual_pick(const tls_sim *s, const tl_result *r, int d, int *lane_out, int *kind_out, int *mb_out)
 {
 	*kind_out = -1;
-	const lane *l;
+	const tls_lane *l;
 	double t = s->free_at[d];
 	if (s->dinl[d] >= 0) { /* the W of the backward just run */
 		l = &s->ln[s->dinl[d]];
@@ -286,7 +311,7 @@ static double dual_pick(const sim *s, const tl_result *r, int d, int *lane_out, 
 		int tok = g->tok[s->dpos[d]], kind = tok & 3;
 		double wait[3] = {0, 0, 0};
 		if (kind == TLD_W) { /* the oldest deferred W of the two directions */
-			const lane *a = dual_lane(s, d, 0), *b = dual_lane(s, d, TLD_FAR);
+			const tls_lane *a = dual_lane(s, d, 0), *b = dual_lane(s, d, TLD_FAR);
 			int ua = a->nw < a->nb, ub = b->nw < b->nb;
 			l = ua && (!ub || r->bend[unit(s, a->mb0 + a->nw, a->hop)] <= r->bend[unit(s, b->mb0 + b->nw, b->hop)]) ? a : b;
 			*kind_out = TL_W;
@@ -315,7 +340,7 @@ static double dual_pick(const sim *s, const tl_result *r, int d, int *lane_out, 
 /* After device d issued block op on lane li. Outputs leave when a step's compute ends: a
  * backward that does not defer its W runs it next and sends after it, a held forward (an
  * overlapped pair's) sends with the next step; then the program moves on. */
-static void dual_issued(sim *s, tl_result *r, int d, int li, const tl_op *op)
+static void dual_issued(tls_sim *s, tl_result *r, int d, int li, const tl_op *op)
 {
 	int rr = d < s->p - 1 - d ? d : s->p - 1 - d;
 	const tld_seg *g = &s->dprog[rr][s->dseg[d]];
@@ -348,12 +373,25 @@ static void dual_issued(sim *s, tl_result *r, int d, int li, const tl_op *op)
 }
 
 /* Next block of device d under the schedule's rule, and its earliest start. */
-static double device_pick(const sim *s, const tl_result *r, int d, int *lane_out, int *kind_out, int *mb_out)
+static double device_pick(const tls_sim *s, const tl_result *r, int d, int loose, int *lane_out, int *kind_out,
+		int *mb_out)
 {
 	if (s->dual)
 		return dual_pick(s, r, d, lane_out, kind_out, mb_out);
+	if (s->zbv) {
+		int chunk;
+		*kind_out = -1;
+		if (s->pc[d] >= tlz_blocks(s->p, s->m))
+			return -1;
+		tlz_next(s->p, s->m, d, s->pc[d], &chunk, kind_out, mb_out);
+		*lane_out = s->dev_lanes[d][chunk];
+		double rt = dep_ready(s, r, *kind_out, *mb_out, s->ln[*lane_out].hop);
+		if (rt < 0)
+			*kind_out = -1;
+		return rt > s->free_at[d] ? rt : s->free_at[d];
+	}
 	if (!s->fixed)
-		return greedy_pick(s, r, d, lane_out, kind_out, mb_out);
+		return greedy_pick(s, r, d, loose, lane_out, kind_out, mb_out);
 	*kind_out = -1;
 	if (s->pc[d] >= 2 * s->m * s->v)
 		return -1;
@@ -387,7 +425,7 @@ static int cmp_ops(const void *pa, const void *pb)
 
 int tl_simulate(const tl_spec *sp, tl_result *r, char *why, size_t whylen)
 {
-	sim s;
+	tls_sim s;
 	r->nops = 0;
 	r->makespan = 0;
 	r->bubble = 0;
@@ -399,23 +437,26 @@ int tl_simulate(const tl_spec *sp, tl_result *r, char *why, size_t whylen)
 	for (int d = 0; d < s.p; d++)
 		r->busy[d] = 0;
 	long total = units * (s.split ? 3 : 2);
+	for (int d = 0; s.zbv && d < s.p; d++)
+		zbv_skip(&s, d);
 	while (r->nops < total) {
 		int bd = -1, bl = 0, bk = 0, bm = 0;
 		double bt = 0;
-		for (int d = 0; d < s.p; d++) {
-			int li = 0, k, mb = 0;
-			double t = device_pick(&s, r, d, &li, &k, &mb);
-			if (k >= 0 && (bd < 0 || t < bt)) {
-				bd = d;
-				bt = t;
-				bl = li;
-				bk = k;
-				bm = mb;
+		for (int loose = 0; loose < 2 && bd < 0; loose++)
+			for (int d = 0; d < s.p; d++) {
+				int li = 0, k, mb = 0;
+				double t = device_pick(&s, r, d, loose, &li, &k, &mb);
+				if (k >= 0 && (bd < 0 || t < bt)) {
+					bd = d;
+					bt = t;
+					bl = li;
+					bk = k;
+					bm = mb;
+				}
 			}
-		}
 		if (bd < 0)
 			return why_set(why, whylen, "timeline: schedule deadlocked after %d blocks", r->nops);
-		lane *l = &s.ln[bl];
+		tls_lane *l = &s.ln[bl];
 		tl_op *op = &r->ops[r->nops++];
 		op->t0 = bt;
 		op->dev = (uint16_t)bd;
@@ -424,6 +465,8 @@ int tl_simulate(const tl_spec *sp, tl_result *r, char *why, size_t whylen)
 		double dur;
 		op->mb = bm;
 		s.pc[bd]++;
+		if (s.zbv)
+			zbv_skip(&s, bd);
 		if (bk == TL_F) {
 			l->nf++;
 			dur = l->tf;

@@ -2,6 +2,7 @@
  * form and the split of idle time. Mirrors eval_run's per-stage sums; test_ilp checks
  * the even split priced here against eval_run stage by stage. */
 #include "solve/ilp_int.h"
+#include "core/cost/schedule.h"
 
 #include <math.h>
 
@@ -64,6 +65,12 @@ void ilp_form_init(const eval_costs *ec, ilp_form *f)
 	f->p = p;
 	f->m = m;
 	f->v = v;
+	f->s = strat_default();
+	f->s.pp = p;
+	f->s.vpp = v;
+	f->s.schedule = (uint8_t)ec->schedule;
+	f->extra = p > 1 && (ec->schedule == SCHED_GPIPE || ec->schedule == SCHED_ZBH1 ||
+		ec->schedule == SCHED_ZBH2 || ec->schedule == SCHED_ZBV || ec->schedule == SCHED_DUALPIPE);
 	f->cM = m;
 	f->cS = f->cZ = 0;
 	f->gF = f->gB = 1;
@@ -83,10 +90,19 @@ void ilp_form_init(const eval_costs *ec, ilp_form *f)
 		f->cZ = p - 1;
 		f->gW = 3;
 		break;
-	case SCHED_ZBV:
-		f->cZ = (p - 1) / 2.0;
-		f->gW = 3;
+	case SCHED_ZBV: { /* (p-1) max(0, max(F, B_in) - W): the form takes the larger of F and B_in
+			   * over the layer kinds, so that it is the price unless recomputation turns it */
+		double fs = 0, bins = 0;
+		for (int k = 0; k < MODEL_MAX_KINDS; k++) { /* kinds past the model's are zero */
+			fs += ec->kind[k].fwd;
+			bins += ec->kind[k].bwd - ec->kind[k].wgrad;
+		}
+		f->cZ = p - 1;
+		f->gF = fs >= bins;
+		f->gB = fs < bins;
+		f->gW = fs >= bins ? 1 : 2;
 		break;
+	}
 	case SCHED_DUALPIPE: /* (p/2 - 1)(F&B + B - 3W) */
 		f->cZ = p / 2.0 - 1;
 		f->gB = 2;
@@ -111,7 +127,7 @@ double ilp_form_h(const ilp_form *f, double gsum)
 	return f->cS * gsum;
 }
 
-double ilp_makespan(const ilp_form *f, const ilp_price *st)
+double ilp_form_value(const ilp_form *f, const ilp_price *st)
 {
 	double tmax = 0, g = 0;
 	for (int s = 0; s < f->p; s++) {
@@ -120,6 +136,52 @@ double ilp_makespan(const ilp_form *f, const ilp_price *st)
 		g += ilp_form_g(f, &st[s]);
 	}
 	return f->cM * tmax + ilp_form_h(f, g);
+}
+
+/* DualPipe's pace: the busiest pair of mirrored stages (evaluate.c), summed as the stage
+ * sums are, so that a balanced pipeline's pace is exactly its mean. */
+static double dual_pace(const ilp_form *f, const ilp_price *st)
+{
+	double pace = 0;
+	for (int d = 0; d < f->p / 2; d++) {
+		double T = ((st[d].f + st[d].b) + (st[f->p - 1 - d].f + st[f->p - 1 - d].b)) / 2;
+		pace = T > pace ? T : pace;
+	}
+	return pace;
+}
+
+/* eval_run's pipeline time: m times the pace plus sched_bubble over the same sums. */
+static double exact_makespan(const ilp_form *f, const ilp_price *st)
+{
+	sched_times t = {0, 0, 0, 0, 0, 0, 0};
+	for (int s = 0; s < f->p; s++) {
+		double T = st[s].f + st[s].b;
+		t.tsum += T;
+		t.tmax = T > t.tmax ? T : t.tmax;
+		t.fmax = st[s].f > t.fmax ? st[s].f : t.fmax;
+		t.bmax = st[s].b > t.bmax ? st[s].b : t.bmax;
+		t.fa += st[s].f;
+		t.ba += st[s].b;
+		t.wa += st[s].w;
+	}
+	t.fa /= f->p;
+	t.ba /= f->p;
+	t.wa /= f->p;
+	double pace = f->s.schedule == SCHED_DUALPIPE ? dual_pace(f, st) : t.tmax;
+	return f->m * pace + sched_bubble(&f->s, f->m, &t);
+}
+
+double ilp_form_extra(const ilp_form *f, const ilp_price *st)
+{
+	if (!f->extra)
+		return 0;
+	double x = exact_makespan(f, st) - ilp_form_value(f, st);
+	return f->s.schedule == SCHED_DUALPIPE ? x : fmax(0, x); /* DualPipe's is not positive */
+}
+
+double ilp_makespan(const ilp_form *f, const ilp_price *st)
+{
+	return f->extra ? exact_makespan(f, st) : ilp_form_value(f, st);
 }
 
 /* Preparation is the bubble a perfectly balanced pipeline of the same total work would
@@ -145,10 +207,12 @@ void ilp_bubbles(const ilp_form *f, const ilp_price *st, double *prep, double *i
 		*prep = *imb = 0;
 	} else if (f->cZ > 0) {
 		*prep = ilp_form_h(f, g);
-		*imb = f->m * (tmax - tavg);
+		/* the price beyond the form; DualPipe: paced by its busiest mirrored pair */
+		*imb = f->s.schedule == SCHED_DUALPIPE ? f->m * (dual_pace(f, st) - tavg) :
+			f->m * (tmax - tavg) + ilp_form_extra(f, st);
 	} else {
 		*prep = (p - 1) * tavg * f->cS;
-		*imb = f->cM * (tmax - tavg);
+		*imb = f->cM * (tmax - tavg) + ilp_form_extra(f, st); /* GPipe: the phases' pacing apart */
 	}
 }
 

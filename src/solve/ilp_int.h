@@ -21,10 +21,16 @@ typedef struct {
 } ilp_price;
 
 /* The makespan as cM * max_s T_s + h(sum_s g_s), g = gF f + gB b - gW w and h linear
- * (cS) or a hinge (cZ * max(0, x / p)): every schedule of eval_run has this shape. */
+ * (cS) or a hinge (cZ * max(0, x / p)): the solvers minimise this form. The price
+ * (ilp_makespan) is eval_run's, which for some schedules is more than the form: GPipe's
+ * phases paced apart, ZB-H1/H2 with too few micro-batches to fill the warm-up, ZB-V's
+ * max(F, B_in) and its shortfall (core/cost/schedule.c): the form is then a lower bound;
+ * DualPipe's is less (paced by its busiest pair of mirrored stages, not the slowest stage):
+ * the form is then an upper bound. Either way the solvers' optimum is not proven. */
 typedef struct {
-	int p, m, v;
+	int p, m, v, extra; /* extra: the price may exceed the form (sched_bubble prices it) */
 	double cM, cS, cZ, gF, gB, gW;
+	strategy_t s;       /* pp, vpp and schedule, for sched_bubble */
 } ilp_form;
 
 /* Price stage st holding mix x. */
@@ -35,8 +41,13 @@ void ilp_form_init(const eval_costs *ec, ilp_form *f);
 double ilp_form_g(const ilp_form *f, const ilp_price *q);
 /* The sum part of the makespan for a sum of g. */
 double ilp_form_h(const ilp_form *f, double gsum);
-/* Makespan of p priced stages. */
+/* Makespan of p priced stages: eval_run's pipeline time. */
 double ilp_makespan(const ilp_form *f, const ilp_price *st);
+/* The solvers' form for p priced stages. */
+double ilp_form_value(const ilp_form *f, const ilp_price *st);
+/* What the makespan of p priced stages exceeds the solvers' form by (0 for most schedules;
+ * DualPipe's, paced by its busiest pair of mirrored stages, is at most 0). */
+double ilp_form_extra(const ilp_form *f, const ilp_price *st);
 /* Idle split of p priced stages: preparation, imbalance, recomputation, useful work. */
 void ilp_bubbles(const ilp_form *f, const ilp_price *st, double *prep, double *imb, double *rc,
 		double *useful);
@@ -189,6 +200,7 @@ typedef struct ilp_inst {
 	int tail_last;     /* rounds form: layers of a suffix pinned to the last stage (or 0) */
 	double g0;         /* least sum of g of any plan (no free recomputation) */
 	double ub0;        /* the plan's own split with the knapsack's mixes (INFINITY: none) */
+	double extra;      /* the returned plan's price beyond the form (ilp_form_extra) */
 	ilp_opt *fp_opt;   /* stage model: the first plan's options (p), or NULL */
 	double fp_val;     /* its makespan */
 	int opts_cut;      /* the options were cut short (stop or memory cap): not all there */

@@ -402,16 +402,20 @@ static void run_case_with(const char *tag, int seed, brute_fn enumerate)
 					printf("  status %s, makespan %.9g\n", ilp_status_name(st), r.makespan);
 				ninfeasible++;
 			} else {
-				if (!CHECK(st == ILP_OPTIMAL && fabs(r.makespan - truth) <= 1e-9 * truth, name))
+				/* a schedule priced above the solver's form (GPipe's phases, ZB with few
+				 * micro-batches, ZB-V's max(F, B_in)) is reported feasible, not proven optimal:
+				 * its makespan must still be the enumeration's on these instances */
+				int gp = st == ILP_FEASIBLE && strstr(r.why, "form leaves out");
+				if (!CHECK((st == ILP_OPTIMAL || gp) && fabs(r.makespan - truth) <= 1e-9 * truth, name))
 					printf("  status %s (%s), ilp %.12g, enumeration %.12g\n", ilp_status_name(st), r.why,
 							r.makespan, truth);
 				snprintf(name, sizeof name, "brute %s seed %d budget %d way %d: plan honours pins and budget",
 						tag, seed, bi, way);
-				if (st == ILP_OPTIMAL)
+				if (st == ILP_OPTIMAL || gp)
 					CHECK(plan_ok(&r), name);
 				snprintf(name, sizeof name, "brute %s seed %d budget %d way %d: idle split adds up", tag, seed,
 						bi, way);
-				CHECK_NEAR(r.bubble_prep + r.bubble_imb + r.bubble_rc, r.makespan - r.useful, 1e-9, name);
+				CHECK_NEAR(r.bubble_prep + r.bubble_imb + r.bubble_rc + r.useful, r.makespan, 1e-9, name); /* relative to the makespan: the idle time may be 0 */
 				nsolved++;
 			}
 			ilp_free(&r);

@@ -3,9 +3,11 @@
  * cp kind, expert layout and precision): what must hold wherever the search looks, not only
  * on published plans.
  *   - every figure of a valid result is finite and non-negative;
- *   - MFU is at most HFU, and HFU at most the device family's efficiency ceiling: the GEMM
- *     efficiency of the run's precision (fp8's over the 16-bit peak MFU is counted against),
- *     or the attention kernels' when higher;
+ *   - MFU is at most HFU, and each at most the device family's ceiling under the FLOP
+ *     convention the model counts with (eval_mfu_ceiling: the GEMM efficiency of the run's
+ *     precision, fp8's over the 16-bit peak MFU is counted against, or the flash kernels'
+ *     in counted FLOPs, Megatron's whole score matrix against the half causal kernels run,
+ *     when higher): exact, no slack;
  *   - model FLOPs are a property of the job (model, global batch, sequence): no split of
  *     the devices, schedule, ZeRO level, recompute mode or expert layout changes them.
  *   - equivalent plans evaluate identically: interleaved with one chunk per device is 1F1B;
@@ -18,7 +20,7 @@
  *   - conservation: the pipeline timeline (core/timeline.c) fed with the evaluation's stage
  *     times keeps each device busy m x its stage's parts, and idles the closed-form bubble
  *     (CONS_TOL below), on a sample and on a sweep of every schedule over pp 1..64.
- * A violation prints the plan that shows it. */
+ * A violation prints the plan that shows it and the smallest plan that still does (shrink). */
 #include "check.h"
 #include "fixture.h"
 #include "core/evaluate.h"
@@ -34,25 +36,36 @@
 #include <unistd.h>
 
 #define SAMPLES 1500 /* per (model, cluster) pair; STRATA_INVARIANT_SAMPLES overrides */
-/* Attention FLOPs are counted as Megatron counts them (the whole score matrix) while causal
- * flash kernels compute half of it, so a long-sequence plan's HFU may pass the GEMM
- * ceiling by the attention share of the work: a bounded slack, not an open door. */
-#define SLACK 1.05
 /* Conservation: the timeline's longest device window less m slowest-stage times must equal
- * the closed-form bubble within half a slowest-stage time (F + B) plus the pipeline's
- * imbalance (the sum over stages of the slowest stage's time less theirs). The closed forms
+ * the closed-form bubble within half a slowest-stage time (F + B) where the timeline idles
+ * more (the price optimistic), and within that plus the pipeline's imbalance (the sum over
+ * stages of the slowest stage's time less theirs) where it idles less. The closed forms
  * take "sum of the stages + (m-1) x the slowest", exact when the slowest stage is the last;
  * the timeline runs the real order, in which a slow stage in the middle hides part of its
  * warm-up behind faster neighbours, so the closed form may charge up to the imbalance more,
  * and under interleaving up to v times it (each of the v chunk rows of the warm-up carries its
  * own; measured on the pp 1..64 sweep: 1.3 stage times at pp 12 vpp 2, imbalance 0.5). Enforced for
- * GPipe, 1F1B and interleaved; the zero-bubble schedules and DualPipe are measured and
- * reported (SKIP with the worst gap): their closed forms are known to disagree with their
- * schedules (docs/plausibility.md, "Conservation"). */
+ * every schedule (the zero-bubble ones and DualPipe with the allowances below; DualPipe
+ * against m times its pace, the busiest pair of mirrored stages). */
 #define CONS_TOL 0.5
 #define CONS_EVERY 16      /* one timeline per 16 samples in make test */
-#define CONS_EVERY_LONG 1024 /* and per 1024 under make check-invariants (a timeline costs ~100 evaluations) */
-#define CONS_STRICT(k) ((k) == SCHED_GPIPE || (k) == SCHED_1F1B || (k) == SCHED_INTERLEAVED)
+#define CONS_EVERY_LONG 64 /* and per 64 under make check-invariants (a timeline costs ~100 evaluations) */
+/* The zero-bubble schedules (ZB-H1, ZB-H2, ZB-V, and DualPipe, which defers W the same
+ * way and whose form takes stage means too) are held on the pessimistic side to
+ * CONS_ZB_PESS stage times plus one W per stage more: the timeline defers weight gradients
+ * without the memory cap the zero-bubble scheduler keeps (Qi et al. 2024 place a W only
+ * within the memory limit), so at large m it fills gaps the real schedule leaves (measured
+ * worst: 4.5 stage times, ZB-H1 pp 8 m 128 with W at a twentieth of the stage; 6.4 beyond
+ * the imbalance at pp 63 on 126 layers, where the last stage is twice the others);
+ * ZB-V with m < 2p - 1 is charged min(F, (F + B_in)/2) per missing micro-batch, which the
+ * program loses only in part (3.5 stage times at pp 43, m 43). */
+#define CONS_ZB_PESS 5.0
+/* and on the optimistic side to half the imbalance more: their closed forms take stage means
+ * on top of m slowest-stage times, and with unequal stages the stages before a slow one
+ * idle a little more than the means say (measured worst: 0.36 of the imbalance, ZB-H1 on
+ * Llama-3.1-405B pp 25, m 100; DualPipe 0.21 of it at pp 52, m 104) */
+#define CONS_ZB_OPT 0.5
+#define CONS_ZB(k) ((k) == SCHED_ZBH1 || (k) == SCHED_ZBH2 || (k) == SCHED_ZBV || (k) == SCHED_DUALPIPE)
 
 static eval_result res, alt;
 
@@ -80,17 +93,18 @@ static double states_max(const eval_result *r)
 	return a;
 }
 
-/* A neighbour of s one step up in a monotone direction, and whether the step holds: 0 when
- * none applies. *what names the rule. */
-static int monotone(const model_t *m, const cluster_t *c, int dev, const strategy_t *s, const char **what)
+/* A neighbour of s one step up in monotone direction `rule` (0..3; k 0..2 picks the link),
+ * and whether the step holds: 1, 0 when it does not, -1 when none applies. *what names the
+ * rule. res must hold s's evaluation. */
+static int monotone(const model_t *m, const cluster_t *c, int dev, const strategy_t *s, int rule, int k,
+		const char **what)
 {
 	strategy_t o = *s;
 	(void)m;
-	switch (rnd(4)) {
-	case 3: { /* a faster link: NVLink or network bandwidth up, or latency down */
+	switch (rule) {
+	case 3: { /* a faster link (k: NVLink or network bandwidth up, or latency down) */
 		static cluster_t f;
 		f = *c;
-		int k = (int)rnd(3);
 		if (k == 0)
 			f.node_gbps *= 1.5;
 		else if (k == 1)
@@ -159,8 +173,10 @@ static void show(const char *what, const char *mname, const char *cname, const s
 
 /* ---- conservation: the timeline against the closed forms ---- */
 static tl_result tl;
-/* worst disagreement per schedule, in units of the slowest stage's F + B (stats) */
-static double cons_worst[SCHED_COUNT];
+/* worst disagreement per schedule, in units of the slowest stage's F + B (stats): the most
+ * optimistic (the timeline idles more than priced) and the most pessimistic beyond the
+ * allowance for imbalance */
+static double cons_opt[SCHED_COUNT], cons_pess[SCHED_COUNT];
 
 /* Simulate r's pipeline step (core/timeline.c) and compare it with the evaluation: -1 when
  * it cannot be simulated (too many blocks), 1 when it agrees, 0 when not; *busy_err and
@@ -169,15 +185,23 @@ static int conserved(const strategy_t *s, const eval_result *r, double *busy_err
 {
 	static double f[EVAL_MAX_STAGES], b[EVAL_MAX_STAGES], w[EVAL_MAX_STAGES];
 	int p = r->stages, m = r->microbatches;
-	double tmax = 0, imb = 0;
+	double tmax = 0, imb = 0, wsum = 0;
 	for (int i = 0; i < p; i++) {
 		f[i] = r->st[i].fwd;
 		b[i] = r->st[i].bwd;
 		w[i] = r->st[i].wgrad;
+		wsum += w[i];
 		tmax = fmax(tmax, f[i] + b[i]);
 	}
 	for (int i = 0; i < p; i++)
 		imb += tmax - (f[i] + b[i]);
+	/* the steady state's pace: the slowest stage, or DualPipe's busiest mirrored pair */
+	double pace = tmax;
+	if (s->schedule == SCHED_DUALPIPE && p > 1) {
+		pace = 0;
+		for (int d = 0; d < p / 2; d++)
+			pace = fmax(pace, (f[d] + b[d] + f[p - 1 - d] + b[p - 1 - d]) / 2);
+	}
 	tl_spec sp = {s->schedule, p, s->vpp, m, f, b, w};
 	char why[256];
 	if (tl_units(&sp) > TL_MAX_UNITS || tl_simulate(&sp, &tl, why, sizeof why))
@@ -203,9 +227,53 @@ static int conserved(const strategy_t *s, const eval_result *r, double *busy_err
 			}
 		win = fmax(win, t1 - t0);
 	}
-	*idle_err = ((win - m * tmax) - r->bubble) / tmax;
-	cons_worst[s->schedule] = fmax(cons_worst[s->schedule], fabs(*idle_err));
-	return *busy_err <= 1e-9 && (fabs(*idle_err) <= CONS_TOL + s->vpp * imb / tmax || !CONS_STRICT(s->schedule));
+	*idle_err = ((win - m * pace) - r->bubble) / tmax;
+	cons_opt[s->schedule] = fmax(cons_opt[s->schedule], *idle_err);
+	cons_pess[s->schedule] = fmax(cons_pess[s->schedule], -*idle_err - s->vpp * imb / tmax);
+	if (getenv("CONS_DEBUG") && fabs(*idle_err) > 0.4) {
+		double fa = 0, ba = 0, wa = 0;
+		for (int i = 0; i < p; i++) { fa += f[i] / p; ba += b[i] / p; wa += w[i] / p; }
+		printf("DBG %s p %d m %d err %+.2f imb %.2f F %.3f B %.3f W %.3f (x tmax) bubble %.3f\n",
+				strat_schedule_name(s->schedule), p, m, *idle_err, imb / tmax, fa / tmax, ba / tmax, wa / tmax,
+				r->bubble / tmax);
+	}
+	/* optimistic (the timeline idles more than priced): half a stage time at most; pessimistic:
+	 * that plus the imbalance the closed form charges in full (above) */
+	int held = *idle_err <= CONS_TOL + (CONS_ZB(s->schedule) ? CONS_ZB_OPT * imb / tmax : 0) &&
+		*idle_err >= -(CONS_TOL + s->vpp * imb / tmax + (CONS_ZB(s->schedule) ? CONS_ZB_PESS + wsum / tmax : 0));
+	return *busy_err <= 1e-9 && held;
+}
+
+/* GPipe whose slowest forward and slowest backward are on different stages (DeepSeek-V3
+ * pp 8 tp 8 cp 4 ep 8 etp 4 under ZeRO 3 on H200, 256 micro-batches; make check-invariants
+ * found its like): the forward phase is paced by the slowest forward, the backward phase by
+ * the slowest backward, so the 1F1B form sum T + (m-1) max T was 16.9 stage times short. */
+static void gpipe_phases(const paths_t *paths)
+{
+	static model_t m;
+	static cluster_t c;
+	char err[256];
+	if (plan_load_model(&m, "deepseek-v3", paths, err, sizeof err) ||
+			plan_load_cluster(&c, "h200", paths, err, sizeof err)) {
+		CHECK(0, check_fmt("invariants: gpipe phases: %s", err));
+		return;
+	}
+	strategy_t s = strat_default();
+	s.dp = 1;
+	s.tp = 8;
+	s.pp = 8;
+	s.cp = 4;
+	s.ep = 8;
+	s.etp = 4;
+	s.zero = 3;
+	s.precision = 2;
+	s.seq = 4096;
+	s.global_batch = 256;
+	s.schedule = SCHED_GPIPE;
+	double be = 0, ie = 0;
+	int ok = !eval_run(&m, &c, 256, &s, 1e6, &res) ? conserved(&s, &res, &be, &ie) : 0;
+	CHECK(ok == 1, check_fmt("invariants: gpipe paces its forward and backward phases apart (DeepSeek-V3 pp 8 "
+			"cp 4 etp 4 zero 3 on H200, m %d: idle off by %.3f stage times)", res.microbatches, ie));
 }
 
 /* Every schedule, pp 1..64 and three micro-batch counts on one deep model (Llama-3.1-405B,
@@ -268,6 +336,100 @@ static void show(const char *what, const char *mname, const char *cname, const s
 			strat_precision_name(s->precision));
 }
 
+/* ---- the checks one plan at a time, and the smallest plan that shows a violation ---- */
+enum { V_FINITE, V_MFU, V_DP1, V_EQUIV, V_MONO, V_CONS };
+
+/* A violation: its check and, for the monotone steps, which rule and link. */
+typedef struct {
+	int kind, rule, sub;
+} viol;
+
+/* 1 when every figure of r is finite and non-negative. */
+static int finite_ok(const eval_result *r)
+{
+	double f[] = {r->step, r->compute, r->recompute, r->bubble, r->optimizer, r->tp, r->cp, r->ep, r->pp,
+		r->dp, r->comm_exposed, r->tokens_per_s, r->mfu, r->hfu, r->model_flops, r->hw_flops, r->peak_bytes};
+	int ok = 1;
+	for (size_t q = 0; q < sizeof f / sizeof f[0]; q++)
+		ok = ok && isfinite(f[q]) && f[q] >= 0;
+	for (int st = 0; st < r->stages; st++)
+		ok = ok && isfinite(r->mem[st].total) && r->mem[st].total >= 0 && isfinite(r->st[st].fwd) &&
+			r->st[st].fwd >= 0 && r->st[st].bwd >= 0;
+	return ok;
+}
+
+/* 1 when MFU <= HFU and each is within its ceiling (eval_mfu_ceiling). */
+static int mfu_ok(const cluster_t *c, const strategy_t *s, const eval_result *r)
+{
+	double hceil, ceil = eval_mfu_ceiling(c, s->precision, &hceil);
+	return r->mfu <= r->hfu * (1 + 1e-12) && r->mfu <= ceil * (1 + 1e-12) && r->hfu <= hceil * (1 + 1e-12);
+}
+
+/* Issue 17, dp comm at dp = 1: with one replica only the cp ranks and the experts' own
+ * data-parallel group sync gradients; without them the part is 0, and with them it is named
+ * after them, never "dp comm". 1 when r keeps to that (or dp > 1). */
+static int dp1_ok(const model_t *m, const strategy_t *s, const eval_result *r)
+{
+	if (s->dp != 1)
+		return 1;
+	long long edp = model_max_experts(m) > 0 ? (long long)s->cp * s->tp / ((long long)s->ep * s->etp) : 1;
+	int none = s->cp == 1 && edp <= 1;
+	return !(none ? r->dp != 0 : r->dp > 0 && r->dp_group == EVAL_DP);
+}
+
+/* 1 when s is valid and shows violation v (res, alt: its evaluations). */
+static int violates(const viol *v, const model_t *m, const cluster_t *c, const strategy_t *s)
+{
+	int dev = s->dp * s->tp * s->pp * s->cp;
+	if (eval_run(m, c, dev, s, 0, &res))
+		return 0;
+	strategy_t o;
+	const char *what;
+	double be, ie;
+	switch (v->kind) {
+	case V_FINITE: return !finite_ok(&res);
+	case V_MFU: return !mfu_ok(c, s, &res);
+	case V_DP1: return !dp1_ok(m, s, &res);
+	case V_EQUIV: return equivalent(m, s, &o, &what) && (eval_run(m, c, dev, &o, 0, &alt) || !same(&res, &alt));
+	case V_MONO: return monotone(m, c, dev, s, v->rule, v->sub, &what) == 0;
+	default: return conserved(s, &res, &be, &ie) == 0;
+	}
+}
+
+/* Print the smallest plan that still shows v: halve pp, dp, the micro-batch, the global
+ * batch, vpp, cp and ep, one at a time, for as long as the violation persists. res and alt
+ * are left as they were. */
+static void shrink(const viol *v, const model_t *m, const cluster_t *c, const char *mname, const char *cname,
+		const strategy_t *s0)
+{
+	static eval_result keep_res, keep_alt;
+	keep_res = res;
+	keep_alt = alt;
+	strategy_t s = *s0;
+	for (int changed = 1, guard = 0; changed && guard < 256; guard++) {
+		changed = 0;
+		for (int k = 0; k < 7 && !changed; k++) {
+			strategy_t t = s;
+			int *f[] = {&t.pp, &t.dp, &t.micro_batch, &t.global_batch, &t.vpp, &t.cp, &t.ep};
+			if (*f[k] < 2)
+				continue;
+			*f[k] /= 2;
+			if (k == 0 && t.pp == 1)
+				t.vpp = 1;
+			if (violates(v, m, c, &t)) {
+				s = t;
+				changed = 1;
+			}
+		}
+	}
+	if (memcmp(&s, s0, sizeof s))
+		show("    smallest plan that shows it", mname, cname, &s, s.dp * s.tp * s.pp * s.cp);
+	else
+		printf("    (no smaller plan shows it)\n");
+	res = keep_res;
+	alt = keep_alt;
+}
+
 static strategy_t sample(const model_t *m)
 {
 	static const int tps[] = {1, 2, 4, 8}, pps[] = {1, 2, 4, 8}, cps[] = {1, 1, 2, 4}, eps[] = {1, 2, 4, 8},
@@ -305,7 +467,7 @@ int main(void)
 	int nmod = fixture_presets(&paths, "models", models, 64);
 	int nclu = fixture_presets(&paths, "clusters", clusters, 64);
 	char err[512];
-	double worst = 0;
+	double worst = 0, worst_h = 0;
 	long equiv = 0, bad_equiv = 0, mono = 0, bad_mono = 0, cons = 0, bad_cons = 0;
 	long bad_dp1 = 0, valid = 0, bad_finite = 0, bad_mfu = 0, bad_flops = 0, checked = 0;
 	for (int i = 0; i < nmod; i++) {
@@ -322,36 +484,22 @@ int main(void)
 				if (eval_run(&m, &c, dev, &s, 0, &res))
 					continue;
 				valid++;
-				double f[] = {res.step, res.compute, res.recompute, res.bubble, res.optimizer, res.tp, res.cp,
-					res.ep, res.pp, res.dp, res.comm_exposed, res.tokens_per_s, res.mfu, res.hfu,
-					res.model_flops, res.hw_flops, res.peak_bytes};
-				int ok = 1;
-				for (size_t q = 0; q < sizeof f / sizeof f[0]; q++)
-					ok = ok && isfinite(f[q]) && f[q] >= 0;
-				for (int st = 0; st < res.stages; st++)
-					ok = ok && isfinite(res.mem[st].total) && res.mem[st].total >= 0 &&
-						isfinite(res.st[st].fwd) && res.st[st].fwd >= 0 && res.st[st].bwd >= 0;
-				if (!ok && bad_finite++ < 3)
+				if (!finite_ok(&res) && bad_finite++ < 3) {
 					show("not finite or negative", models[i], clusters[j], &s, dev);
-				double p16 = c.peak_tflops[PREC_BF16] > 0 ? c.peak_tflops[PREC_BF16] : c.peak_tflops[PREC_FP16];
-				double ceil = s.precision == PREC_FP8 ? c.eff.fp8_gemm * c.peak_tflops[PREC_FP8] / p16 : c.eff.gemm;
-				ceil = fmax(ceil, fmax(c.eff.flash, c.eff.flash_sdpa));
-				if (res.hfu / ceil > worst)
-					worst = res.hfu / ceil;
-				if (!(res.mfu <= res.hfu * (1 + 1e-12) && res.hfu <= ceil * SLACK) && bad_mfu++ < 3) {
-					show("MFU above HFU or HFU above the ceiling", models[i], clusters[j], &s, dev);
-					printf("    mfu %.3f hfu %.3f ceiling %.3f\n", res.mfu, res.hfu, ceil);
+					shrink(&(viol){V_FINITE, 0, 0}, &m, &c, models[i], clusters[j], &s);
 				}
-				/* issue 17: dp comm at dp = 1. With one replica only the cp ranks and the
-				 * experts' own data-parallel group sync gradients; without them the part is 0,
-				 * and with them it is named after them, never "dp comm" */
-				if (s.dp == 1) {
-					long long edp = model_max_experts(&m) > 0 ? (long long)s.cp * s.tp / ((long long)s.ep * s.etp) : 1;
-					int none = s.cp == 1 && edp <= 1;
-					if ((none ? res.dp != 0 : res.dp > 0 && res.dp_group == EVAL_DP) && bad_dp1++ < 3) {
-						show("dp comm at dp = 1", models[i], clusters[j], &s, dev);
-						printf("    dp part %.9g s named %s\n", res.dp, eval_dp_group_name(res.dp_group));
-					}
+				double hceil, ceil = eval_mfu_ceiling(&c, s.precision, &hceil);
+				worst = fmax(worst, res.mfu / ceil);
+				worst_h = fmax(worst_h, res.hfu / hceil);
+				if (!mfu_ok(&c, &s, &res) && bad_mfu++ < 3) {
+					show("MFU above HFU or above the ceiling", models[i], clusters[j], &s, dev);
+					printf("    mfu %.4f hfu %.4f ceilings %.4f, %.4f\n", res.mfu, res.hfu, ceil, hceil);
+					shrink(&(viol){V_MFU, 0, 0}, &m, &c, models[i], clusters[j], &s);
+				}
+				if (!dp1_ok(&m, &s, &res) && bad_dp1++ < 3) {
+					show("dp comm at dp = 1", models[i], clusters[j], &s, dev);
+					printf("    dp part %.9g s named %s\n", res.dp, eval_dp_group_name(res.dp_group));
+					shrink(&(viol){V_DP1, 0, 0}, &m, &c, models[i], clusters[j], &s);
 				}
 				strategy_t o;
 				const char *what = "";
@@ -361,16 +509,19 @@ int main(void)
 						show(what, models[i], clusters[j], &s, dev);
 						printf("    step %.9g against %.9g, peak %.6g against %.6g\n", res.step, alt.step,
 								res.peak_bytes, alt.peak_bytes);
+						shrink(&(viol){V_EQUIV, 0, 0}, &m, &c, models[i], clusters[j], &s);
 					}
 				}
 				const char *rule = "";
-				int held = monotone(&m, &c, dev, &s, &rule);
+				int mr = (int)rnd(4), ms = mr == 3 ? (int)rnd(3) : 0;
+				int held = monotone(&m, &c, dev, &s, mr, ms, &rule);
 				if (held >= 0) {
 					mono++;
 					if (!held && bad_mono++ < 3) {
 						show(rule, models[i], clusters[j], &s, dev);
 						printf("    step %.9g -> %.9g, activations %.6g -> %.6g, states %.6g -> %.6g\n", res.step,
 								alt.step, acts_max(&res), acts_max(&alt), states_max(&res), states_max(&alt));
+						shrink(&(viol){V_MONO, mr, ms}, &m, &c, models[i], clusters[j], &s);
 					}
 				}
 				double be, ie;
@@ -380,6 +531,7 @@ int main(void)
 					if (!held_c && bad_cons++ < 5) {
 						show("conservation", models[i], clusters[j], &s, dev);
 						printf("    busy off by %.3g, idle off by %.3f stage times (bubble %.6g s)\n", be, ie, res.bubble);
+						shrink(&(viol){V_CONS, 0, 0}, &m, &c, models[i], clusters[j], &s);
 					}
 				}
 				if (flops_ref == 0)
@@ -395,21 +547,25 @@ int main(void)
 		printf("  %ld strategies checked (%ld valid, %ld equivalent pairs)\n", checked, valid, equiv);
 	CHECK(valid > checked / 20, check_fmt("invariants: %ld of %ld sampled strategies valid", valid, checked));
 	CHECK(bad_finite == 0, check_fmt("invariants: every figure finite and non-negative (%ld violations)", bad_finite));
-	CHECK(bad_mfu == 0, check_fmt("invariants: MFU <= HFU <= the family's efficiency ceiling x %.2f (%ld "
-			"violations; the highest HFU is %.3f of the ceiling)", SLACK, bad_mfu, worst));
+	CHECK(bad_mfu == 0, check_fmt("invariants: MFU <= HFU, each at most the family's ceiling under the FLOP "
+			"convention (eval_mfu_ceiling; %ld violations; the highest MFU is %.3f of its ceiling, HFU %.3f)",
+			bad_mfu, worst, worst_h));
 	CHECK(bad_equiv == 0, check_fmt("invariants: %ld pairs of equivalent plans evaluate identically (%ld "
 			"differ)", equiv, bad_equiv));
 	CHECK(bad_mono == 0, check_fmt("invariants: %ld monotone steps hold (recompute, micro-batch, ZeRO, a faster "
 			"link; %ld violations)", mono, bad_mono));
+	gpipe_phases(&paths);
 	long nsweep = 0, bad_sweep = cons_sweep(&paths, env ? 4 : 1, &nsweep);
 	CHECK(bad_cons == 0 && bad_sweep == 0, check_fmt("invariants: %ld sampled and %ld swept (pp 1..64) timelines "
 			"conserve the evaluation: busy = m x the stage's parts, idle = the closed-form bubble within %.1f "
-			"stage times + (vpp x) the imbalance for gpipe, 1f1b, interleaved (%ld + %ld violations)", cons, nsweep, CONS_TOL, bad_cons,
+			"stage times when optimistic (zb-h1, zb-h2, zb-v, dualpipe: + %.1f x the imbalance), that + (vpp x) "
+			"the imbalance (those: + %.0f + the sum of W) when pessimistic, for every schedule (%ld + %ld violations)", cons,
+			nsweep, CONS_TOL, CONS_ZB_OPT, CONS_ZB_PESS, bad_cons,
 			bad_sweep));
-	for (int k = 0; k < SCHED_COUNT; k++)
-		if (!CONS_STRICT(k))
-			printf("SKIP invariants: %s timeline against its closed-form bubble: not enforced, worst gap %.2f stage "
-					"times (known disagreement, docs/plausibility.md)\n", strat_schedule_name(k), cons_worst[k]);
+	if (env || getenv("CONS_DEBUG")) /* the worst gaps (make check-invariants prints them) */
+		for (int k = 0; k < SCHED_COUNT; k++)
+			printf("  %s: worst %.3f optimistic, %.3f pessimistic beyond the imbalance\n", strat_schedule_name(k),
+					cons_opt[k], cons_pess[k]);
 	CHECK(bad_dp1 == 0, check_fmt("invariants: at dp = 1 no dp comm without cp ranks or an expert data-parallel "
 			"group, and what there is is named after them (%ld violations)", bad_dp1));
 	CHECK(bad_flops == 0, check_fmt("invariants: model FLOPs the same for every strategy of a job, expert "

@@ -719,12 +719,66 @@ static void test_alike(void)
 	}
 }
 
+/* Issue 17: no preset search's top 10 shows an MFU above its family's ceiling under the
+ * model's FLOP convention (eval_mfu_ceiling): every model preset on the cluster and sizes it
+ * is usually trained at (outer level only, so it stays fast). */
+static void test_mfu_ceiling(void)
+{
+	static const struct {
+		const char *model, *cluster;
+		int devices[2];
+	} jobs_usual[] = {
+		{"llama2-7b", "dgx-a100-80g", {8, 64}}, {"llama3-8b", "dgx-h100", {8, 64}},
+		{"mistral-7b", "dgx-h100", {8, 64}}, {"llama2-13b", "dgx-a100-80g", {16, 128}},
+		{"llama2-70b", "dgx-h100", {64, 512}}, {"llama3-70b", "dgx-h100", {64, 512}},
+		{"qwen2.5-72b", "dgx-h100", {64, 512}}, {"gpt3-175b", "dgx-a100-80g", {1024, 0}},
+		{"llama3-405b", "dgx-h100", {2048, 0}}, {"mixtral-8x7b", "dgx-h100", {64, 0}},
+		{"mixtral-8x22b", "dgx-h100", {128, 0}}, {"qwen3-30b-a3b", "dgx-h100", {64, 0}},
+		{"llama4-scout", "dgx-h100", {64, 0}}, {"llama4-maverick", "dgx-h100", {512, 0}},
+		{"deepseek-v3", "h800", {2048, 0}},
+	};
+	int jobs_n = 0, bad = 0;
+	double worst = 0;
+	for (size_t i = 0; i < sizeof jobs_usual / sizeof jobs_usual[0]; i++)
+		for (int k = 0; k < 2 && jobs_usual[i].devices[k]; k++) {
+			char text[256];
+			snprintf(text, sizeof text, "model: %s\ncluster: %s\ndevices: %d\n", jobs_usual[i].model,
+					jobs_usual[i].cluster, jobs_usual[i].devices[k]);
+			if (load(text)) {
+				printf("  %s on %d x %s: does not load\n", jobs_usual[i].model, jobs_usual[i].devices[k],
+						jobs_usual[i].cluster);
+				continue;
+			}
+			search_job j = job_of();
+			search_opts o;
+			memset(&o, 0, sizeof o);
+			o.top = 10;
+			o.no_ilp = 1;
+			search_result r;
+			if (search_run(&j, NULL, &o, &r))
+				continue;
+			jobs_n++;
+			for (int n = 0; n < r.n; n++) {
+				double ceil = eval_mfu_ceiling(&plan.cluster, r.item[n].s.precision, NULL);
+				worst = fmax(worst, r.item[n].mfu / ceil);
+				if (r.item[n].mfu > ceil * (1 + 1e-12) && bad++ < 3)
+					printf("  %s on %d x %s: #%d at MFU %.4f above the ceiling %.4f\n", jobs_usual[i].model,
+							plan.devices, jobs_usual[i].cluster, n + 1, r.item[n].mfu, ceil);
+			}
+			search_free(&r);
+		}
+	CHECK(bad == 0 && jobs_n >= 20, check_fmt("mfu ceiling: no top 10 of %d preset searches (every model preset on "
+			"its usual sizes) shows an MFU above its family's ceiling (%d above; the highest is %.3f of it)",
+			jobs_n, bad, worst));
+}
+
 int main(void)
 {
 	char cwd[1024];
 	if (getcwd(cwd, sizeof cwd)) /* the runner starts tests at the repository root */
 		setenv("STRATA_DATA", cwd, 1);
 	paths_init(&paths, "strata");
+	test_mfu_ceiling();
 	test_tie_headroom();
 	test_brute_force();
 	test_alike();

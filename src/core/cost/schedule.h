@@ -24,10 +24,18 @@ static inline double sched_inflight(const strategy_t *s, int stage, int m);
 /* sched_inflight of stages lo..hi-1 into out[lo..hi), the same numbers: the schedule is
  * looked at once, not per stage. */
 static inline void sched_inflight_run(const strategy_t *s, int lo, int hi, int m, double *out);
-/* The pipeline's warm-up and cool-down idle time: tsum and tmax are the sum and the largest
- * of the stages' per-micro-batch times; fa, ba, wa the mean forward, backward (with wgrad)
- * and weight-gradient times per stage. 0 with one stage. */
-double sched_bubble(const strategy_t *s, double tsum, double tmax, double fa, double ba, double wa);
+/* What the bubble reads of the stages' per-micro-batch times: the sum and the largest of
+ * T = F + B, the largest F and the largest B (GPipe's two phases are paced apart), and the
+ * mean forward, backward (with wgrad) and weight-gradient times per stage. */
+typedef struct {
+	double tsum, tmax, fmax, bmax, fa, ba, wa;
+} sched_times;
+/* The step less m times the slowest stage's T with m micro-batches: warm-up, cool-down and
+ * (GPipe) the two phases' separate pacing. 0 with one stage. */
+double sched_bubble(const strategy_t *s, int m, const sched_times *t);
+/* ZB-V's idle time with p devices, m micro-batches and mean stage times f (forward), bin
+ * (input gradient) and w (weight gradient); the ILP prices it too. */
+double sched_zbv_bubble(int p, int m, double f, double bin, double w);
 
 static inline int sched_limit(int schedule, int p, int chunks, int m, int d, int path)
 {
