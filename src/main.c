@@ -32,6 +32,8 @@ static void usage(FILE *f)
 		"  --recompute none|selective|full   --schedule gpipe|1f1b|interleaved|zb-h1|zb-h2|zb-v|dualpipe\n"
 		"  --recompute-modules core_attn,layernorm,mla_up_proj,moe_act,mlp,moe,shared_experts   what selective recomputes\n"
 		"  --moe-capacity-factor CF  tokens of the busiest expert rank over the mean (default 1)\n"
+		"  --exp-avg-dtype --exp-avg-sq-dtype fp32|fp16|bf16|fp8  --main-grads-dtype fp32|bf16\n"
+		"  --main-params-dtype fp32|fp16   optimizer states' dtypes (Megatron's precision-aware optimizer)\n"
 		"  --precision bf16|fp16|fp8  --cp-kind ring|ulysses  --tp-overlap  --budget GIB  --pin EXPR\n"
 		"  --framework auto|megatron|torchtitan   whose selective recompute, TP overlap and loss to price\n"
 		"                            (auto: torchtitan under --zero 3, Megatron-LM otherwise)\n"

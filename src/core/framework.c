@@ -14,6 +14,11 @@
  *   is refused with expert parallelism; the embedding and output layer are always split
  *   over TP; one dense and one MoE layer shape per model (the flags describe one each).
  *   Loss: the vocab-parallel cross entropy keeps bf16 logits and one fp32 copy.
+ *   Optimizer: --use-precision-aware-optimizer (megatron/core/optimizer/optimizer_config.py)
+ *   stores Adam's moments in fp32, fp16, bf16 or fp8 (--exp-avg-dtype, --exp-avg-sq-dtype),
+ *   main grads in fp32 or bf16, main params in fp32 or fp16, through Transformer Engine's
+ *   FusedAdam, and asserts the distributed optimizer; fp32 masters of bf16 weights are then
+ *   kept as 16-bit remainders (store_param_remainders, default on).
  * - torchtitan: torchtitan/config/job_config.py and torch.distributed.pipelining.
  *   Schedules GPipe, 1F1B, Interleaved1F1B and ZBVZeroBubble (DualPipeV is another
  *   schedule, and InterleavedZeroBubble needs several stages per rank); FSDP2 shards
@@ -25,13 +30,18 @@
  *   attention kernel (SDPA); activation checkpointing is one mode for every layer, and
  *   its `selective` is per-op; pipeline split points must differ (no empty stage).
  *   Loss: cross_entropy(pred.float(), labels), which keeps log_softmax's fp32 output too.
+ *   Optimizer: torch.optim AdamW over FSDP2's fp32 sharded parameters, whose state takes
+ *   their dtype: no low-precision moments or master weights.
  * - DeepSpeed: the config-json documentation, deepspeed/runtime/pipe and
  *   deepspeed/runtime/zero. The pipeline engine runs one 1F1B-style schedule, without
  *   interleaving, partitions by method (not counts), and takes ZeRO-0/1 only; AutoTP
  *   training takes ZeRO 0-2 and shards linear layers only (no sequence parallelism, no
  *   overlap); sequence parallelism is Ulysses; no expert TP; no fp8 switch in the config;
  *   activation checkpointing is whole modules, per the model code.
- *   Loss and attention come from the model code (PyTorch's cross entropy, SDPA). */
+ *   Loss and attention come from the model code (PyTorch's cross entropy, SDPA).
+ *   Optimizer: recent releases add bf16_optimizer_states and bf16_master_weights_and_grads
+ *   (bf16 masters, which the --main-params-dtype choices fp32/fp16 do not name); strata
+ *   prices and exports DeepSpeed with fp32 states only. */
 #include "core/framework.h"
 #include "core/why.h"
 
@@ -41,6 +51,8 @@
 
 #define BIT(x) (1u << (x))
 #define ALL_PREC (BIT(PREC_BF16) | BIT(PREC_FP16) | BIT(PREC_FP8))
+#define OPT_G (BIT(ODT_FP32) | BIT(ODT_BF16))   /* --main-grads-dtype choices */
+#define OPT_P (BIT(ODT_FP32) | BIT(ODT_FP16))   /* --main-params-dtype choices */
 #define ALL_RC (BIT(RC_NONE) | BIT(RC_SELECTIVE) | BIT(RC_FULL))
 
 const fw_caps fw_table[FW_COUNT] = {
@@ -54,6 +66,9 @@ const fw_caps fw_table[FW_COUNT] = {
 		.logit_bytes = 6.0, .sdpa_attention = false, .per_op_sac = false, .tp_bwd_serial = false,
 		.fp8_saved_inputs = true, /* Transformer Engine's fp8 Linear */
 		.fsdp_pp_unsharded = false,
+		/* --use-precision-aware-optimizer: TE's FusedAdam, with the distributed optimizer */
+		.opt_remainders = true, .opt_dtypes = {0xf, 0xf, OPT_G, OPT_P}, .opt_zero = BIT(1),
+		.opt_why = " (--use-precision-aware-optimizer takes the distributed optimizer)",
 	},
 	[FW_TORCHTITAN] = {
 		.key = "torchtitan", .name = "torchtitan",
@@ -65,6 +80,8 @@ const fw_caps fw_table[FW_COUNT] = {
 		.logit_bytes = 10.0, .sdpa_attention = true, .per_op_sac = true, .tp_bwd_serial = true,
 		.fp8_saved_inputs = false, /* torchao's Float8Linear saves the 16-bit input */
 		.fsdp_pp_unsharded = true, /* FSDP2 + torch.distributed.pipelining */
+		.opt_remainders = false, .opt_dtypes = {1, 1, 1, 1}, .opt_zero = 0,
+		.opt_why = " (torch.optim's AdamW keeps its state in the fp32 dtype of FSDP2's sharded parameters)",
 	},
 	[FW_DEEPSPEED] = {
 		.key = "deepspeed", .name = "DeepSpeed",
@@ -76,6 +93,9 @@ const fw_caps fw_table[FW_COUNT] = {
 		.tp_overlap = false, .etp = false, .unfused_attention = true, .mtp = true, .mixed_layers = true,
 		.logit_bytes = 10.0, .sdpa_attention = true, .per_op_sac = false, .tp_bwd_serial = true,
 		.fp8_saved_inputs = false, .fsdp_pp_unsharded = false,
+		.opt_remainders = false, .opt_dtypes = {1, 1, 1, 1}, .opt_zero = 0,
+		.opt_why = " (strata prices DeepSpeed's ZeRO optimizers with fp32 states; its bf16_optimizer_states and "
+			"bf16_master_weights_and_grads switches are not modelled)",
 	},
 };
 
@@ -158,6 +178,19 @@ static int check_kernels(const fw_caps *f, const strategy_t *s, const fw_layout 
 		n = add(o, n, "%s cannot give stages their own layer counts (it partitions by method)", f->key);
 	if (s->pp > 1 && lay->empty && !f->empty_stage)
 		n = add(o, n, "%s cannot run a pipeline stage without layers", f->key);
+	return n;
+}
+
+/* The optimizer tensors' dtypes (Megatron's precision-aware optimizer). */
+static int check_optimizer(const fw_caps *f, const strategy_t *s, fw_issues *o, int n)
+{
+	for (int k = 0; k < OPT_KEYS; k++)
+		if (s->opt_dt[k] >= ODT_COUNT || !(f->opt_dtypes[k] >> s->opt_dt[k] & 1))
+			n = add(o, n, "%s cannot run %s %s%s", f->key, strat_opt_key(k),
+					strat_opt_dtype_name(s->opt_dt[k]), f->opt_why);
+	if (f->opt_zero && strat_opt_lowp(s) && !(f->opt_zero & BIT(s->zero)))
+		n = add(o, n, "%s cannot run the precision-aware optimizer with ZeRO-%d (only with its distributed "
+				"optimizer, ZeRO-1)", f->key, s->zero);
 	return n;
 }
 
@@ -300,6 +333,7 @@ int fw_check_plan(int fw, const strategy_t *s, const model_t *m, fw_issues *out)
 	layout_light(s, m, &lay);
 	int n = check_parallel(f, s, m, out, 0);
 	n = check_kernels(f, s, &lay, out, n);
+	n = check_optimizer(f, s, out, n);
 	return check_special(fw, s, m, out, n);
 }
 

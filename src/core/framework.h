@@ -49,6 +49,11 @@ typedef struct {
 	bool tp_bwd_serial;       /* TP backward collectives waited for in autograd */
 	bool fp8_saved_inputs;    /* fp8 GEMMs save the fp8 copy of their input (TE) */
 	bool fsdp_pp_unsharded;   /* FSDP under PP keeps unsharded params and fp32 grads */
+	bool opt_remainders;      /* a precision-aware optimizer keeps fp32 masters as 16-bit
+	                           * remainders beside the bf16 weights (Megatron + TE) */
+	unsigned opt_dtypes[OPT_KEYS]; /* ODT_* bits each optimizer tensor may be stored in */
+	unsigned opt_zero;        /* ZeRO levels that run non-fp32 optimizer tensors */
+	const char *opt_why;      /* why not, after "cannot store ... in bf16" */
 } fw_caps;
 
 /* Reasons a framework cannot run a plan, each a sentence naming it and the feature. */

@@ -14,6 +14,12 @@ static const char *fw_names[] = {"auto", "megatron", "torchtitan", "deepspeed"};
 static const char *rcm_names[RCM_COUNT] = {"core_attn", "layernorm", "mla_up_proj", "moe_act", "mlp", "moe",
 	"shared_experts"};
 
+static const char *odt_names[ODT_COUNT] = {"fp32", "fp16", "bf16", "fp8"};
+static const char *opt_keys[OPT_KEYS] = {"exp_avg_dtype", "exp_avg_sq_dtype", "main_grads_dtype", "main_params_dtype"};
+/* Megatron-LM's choices (megatron/training/arguments.py): the moments fp32, fp16, bf16 or
+ * fp8; main grads fp32 or bf16; main params fp32 or fp16. */
+static const unsigned opt_masks[OPT_KEYS] = {0xf, 0xf, 1u << ODT_FP32 | 1u << ODT_BF16, 1u << ODT_FP32 | 1u << ODT_FP16};
+
 static int find(const char *const *names, int n, const char *s)
 {
 	for (int i = 0; i < n; i++)
@@ -31,6 +37,10 @@ int strat_parse_precision(const char *s) { return find(prec_names, PREC_COUNT, s
 int strat_parse_cp_kind(const char *s) { return find(cp_names, 2, s); }
 const char *strat_framework_name(int v) { return v >= 0 && v < FW_COUNT ? fw_names[v] : "?"; }
 int strat_parse_framework(const char *s) { return find(fw_names, FW_COUNT, s); }
+const char *strat_opt_key(int k) { return k >= 0 && k < OPT_KEYS ? opt_keys[k] : "?"; }
+unsigned strat_opt_dtypes(int k) { return k >= 0 && k < OPT_KEYS ? opt_masks[k] : 0; }
+const char *strat_opt_dtype_name(int v) { return v >= 0 && v < ODT_COUNT ? odt_names[v] : "?"; }
+int strat_parse_opt_dtype(const char *s) { return find(odt_names, ODT_COUNT, s); }
 const char *strat_rc_module_name(int i) { return i >= 0 && i < RCM_COUNT ? rcm_names[i] : "?"; }
 
 int strat_parse_rc_modules(const char *list, uint8_t *out, char *bad, size_t n)
@@ -317,6 +327,9 @@ static int check_values(const strategy_t *s, const model_t *m, const cluster_t *
 	if (s->recompute >= RC_COUNT || s->schedule >= SCHED_COUNT || s->cp_kind > CP_ULYSSES || s->framework >= FW_COUNT ||
 			s->rc_modules >= 1u << RCM_COUNT)
 		return why_set(why, n, "unknown recompute, schedule, cp kind or framework value");
+	for (int k = 0; k < OPT_KEYS; k++)
+		if (s->opt_dt[k] >= ODT_COUNT || !(strat_opt_dtypes(k) >> s->opt_dt[k] & 1))
+			return why_set(why, n, "%s cannot be %s", strat_opt_key(k), strat_opt_dtype_name(s->opt_dt[k]));
 	for (int i = 0; i < s->nranges; i++)
 		if (s->range[i].lo < 0 || s->range[i].hi > m->layers || s->range[i].lo >= s->range[i].hi)
 			return why_set(why, n, "recompute range [%d:%d] is outside the %d layers", s->range[i].lo,

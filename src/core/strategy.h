@@ -39,6 +39,13 @@ enum {
 	RCM_COUNT = 7
 };
 
+/* Storage dtype of an optimizer tensor under Megatron's precision-aware optimizer
+ * (--exp-avg-dtype etc., Transformer Engine's FusedAdam). fp32 (0) is every default. */
+typedef enum { ODT_FP32 = 0, ODT_FP16 = 1, ODT_BF16 = 2, ODT_FP8 = 3, ODT_COUNT = 4 } opt_dtype_t;
+/* The optimizer tensors whose dtype a plan chooses: Adam's first and second moments, the
+ * main (fp32-accumulated) gradients and the main (master) parameters. */
+enum { OPT_EXP_AVG = 0, OPT_EXP_AVG_SQ = 1, OPT_MAIN_GRADS = 2, OPT_MAIN_PARAMS = 3, OPT_KEYS = 4 };
+
 typedef struct {
 	int lo, hi;          /* layer range [lo, hi) */
 	uint8_t mode;        /* recompute_t */
@@ -50,6 +57,7 @@ typedef struct {
 	bool sp, flash, tp_overlap, vocab_parallel;
 	uint8_t recompute, schedule, precision, cp_kind, framework;
 	uint8_t rc_modules;  /* RCM_* bits: what selective recomputes (Megatron-LM) */
+	uint8_t opt_dt[OPT_KEYS]; /* opt_dtype_t per OPT_* tensor; all ODT_FP32 by default */
 	double moe_cf;       /* tokens of the busiest expert rank over the mean: Megatron's
 	                      * --moe-expert-capacity-factor with padding to capacity, or the
 	                      * imbalance expected of dropless routing; 1 = balanced (0 reads 1) */
@@ -111,6 +119,23 @@ const char *strat_framework_name(int v);
 static inline int strat_framework(const strategy_t *s)
 {
 	return s->framework != FW_AUTO ? s->framework : s->zero == 3 ? FW_TORCHTITAN : FW_MEGATRON;
+}
+/* Plan key of optimizer tensor k ("exp_avg_dtype"), and the dtypes it may take (ODT_* bits:
+ * Megatron's choices, e.g. fp32 and bf16 for main grads). */
+const char *strat_opt_key(int k);
+unsigned strat_opt_dtypes(int k);
+/* Name of an opt_dtype_t ("bf16"), and back (-1 when unknown). */
+const char *strat_opt_dtype_name(int v);
+int strat_parse_opt_dtype(const char *s);
+/* Bytes per element of an opt_dtype_t: 4, 2, 2, 1. */
+static inline double strat_opt_dtype_bytes(int v)
+{
+	return v == ODT_FP8 ? 1.0 : v == ODT_FP16 || v == ODT_BF16 ? 2.0 : 4.0;
+}
+/* Whether any optimizer tensor is stored in other than fp32 (the precision-aware optimizer). */
+static inline bool strat_opt_lowp(const strategy_t *s)
+{
+	return (s->opt_dt[0] | s->opt_dt[1] | s->opt_dt[2] | s->opt_dt[3]) != 0;
 }
 /* Megatron-Core's name of recompute module bit i (0 .. RCM_COUNT-1). */
 const char *strat_rc_module_name(int i);

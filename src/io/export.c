@@ -42,6 +42,14 @@ void export_note(export_notes *ns, const char *fmt, ...)
 	text_safe(line, EXPORT_LINE, line); /* a comment line: no control character, no cut character */
 }
 
+void export_opt_fp32_only(export_notes *ns, const strategy_t *s, const char *why)
+{
+	for (int k = 0; k < OPT_KEYS; k++)
+		if (s->opt_dt[k] != ODT_FP32)
+			export_note(ns, "not expressible: %s %s; %s, fp32 written", strat_opt_key(k),
+					strat_opt_dtype_name(s->opt_dt[k]), why);
+}
+
 void export_notes_print(FILE *f, const export_notes *ns, const char *prefix)
 {
 	for (int i = 0; i < ns->n; i++)

@@ -50,6 +50,9 @@ void export_note(export_notes *ns, const char *fmt, ...)
 	;
 /* Lines every target starts with: what was exported and the rank arithmetic. */
 void export_header(export_notes *ns, const export_facts *x, const char *target, const char *source);
+/* One "not expressible" line per optimizer tensor of s stored in other than fp32, naming
+ * why the target keeps them in fp32 (for targets without a precision-aware optimizer). */
+void export_opt_fp32_only(export_notes *ns, const strategy_t *s, const char *why);
 /* "layers [lo:hi] mode, ..." for the per-layer recompute ranges, into buf. */
 void export_ranges_text(const export_facts *x, char *buf, size_t len);
 /* Write the lines as PREFIX + line + newline (prefix "# " for shell and TOML). */

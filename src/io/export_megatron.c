@@ -193,6 +193,30 @@ static void model_flags(work *w, const export_facts *x)
 				"the flags give the model's hidden size and MLP type to every layer");
 }
 
+/* The precision-aware optimizer (megatron/core/optimizer/optimizer_config.py): TE's FusedAdam
+ * stores each tensor in its dtype; it asserts the distributed optimizer, and bf16 main grads
+ * need the grad buffer in bf16 (--accumulate-allreduce-grads-in-fp32, the bf16 default,
+ * requires fp32 main grads). */
+static void optimizer_flags(work *w, const strategy_t *s)
+{
+	if (!strat_opt_lowp(s))
+		return;
+	add(w, "--use-precision-aware-optimizer");
+	for (int k = 0; k < OPT_KEYS; k++)
+		if (s->opt_dt[k] != ODT_FP32) {
+			char flag[32];
+			snprintf(flag, sizeof flag, "%s", strat_opt_key(k));
+			for (char *c = flag; *c; c++)
+				*c = *c == '_' ? '-' : *c;
+			add(w, "--%s %s", flag, strat_opt_dtype_name(s->opt_dt[k]));
+		}
+	if (s->opt_dt[OPT_MAIN_GRADS] == ODT_BF16)
+		add(w, "--grad-reduce-in-bf16");
+	if (s->zero != 1)
+		export_note(&w->notes, "not expressible: the precision-aware optimizer with ZeRO-%d; Megatron-LM runs it "
+				"with the distributed optimizer (ZeRO-1) only", s->zero);
+}
+
 /* Pipeline split: nothing when even, first/last stage sizes when only those differ,
  * else the explicit layout (which also carries the virtual stages). */
 static void pipeline_flags(work *w, const export_facts *x)
@@ -308,6 +332,7 @@ static void parallel_flags(work *w, const export_facts *x)
 		add(w, "--ckpt-format fsdp_dtensor");
 		export_note(&w->notes, "ZeRO-%d: Megatron-FSDP, which only saves fsdp_dtensor checkpoints", s->zero);
 	}
+	optimizer_flags(w, s);
 	if (s->dp > 1) {
 		add(w, "--overlap-grad-reduce");
 		if (s->zero >= 1)

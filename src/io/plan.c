@@ -121,6 +121,24 @@ static int parse_range(const char *s, int *lo, int *hi)
 	return 0;
 }
 
+/* An optimizer tensor's dtype (exp_avg_dtype ...), one of the choices Megatron gives it. */
+static int set_opt_dtype(strategy_t *s, int k, const char *val, char *err, size_t n)
+{
+	int v = strat_parse_opt_dtype(val);
+	if (v >= 0 && strat_opt_dtypes(k) >> v & 1) {
+		s->opt_dt[k] = (uint8_t)v;
+		return 0;
+	}
+	char choices[64] = "";
+	size_t used = 0;
+	for (int d = 0; d < ODT_COUNT && used < sizeof choices; d++)
+		if (strat_opt_dtypes(k) >> d & 1)
+			used += (size_t)snprintf(choices + used, sizeof choices - used, "%s%s", used ? ", " : "",
+					strat_opt_dtype_name(d));
+	snprintf(err, n, "%s must be one of %s (got '%s')", strat_opt_key(k), choices, val);
+	return -1;
+}
+
 /* One strategy assignment; returns 0, -1 bad value, -2 unknown key. */
 static int strat_set(strategy_t *s, const char *key, const char *val, char *err, size_t n)
 {
@@ -171,12 +189,15 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 		}
 		return 0;
 	}
+	for (int k = 0; k < OPT_KEYS; k++)
+		if (!strcmp(key, strat_opt_key(k)))
+			return set_opt_dtype(s, k, val, err, n);
 	if (!strcmp(key, "framework"))
 		return set_enum(&s->framework, key, val, strat_parse_framework, "auto, megatron, torchtitan, deepspeed", err, n);
 	snprintf(err, n, "unknown strategy key '%s' (known: dp tp pp vpp cp ep etp zero micro_batch "
 			"global_batch seq_length sp recompute schedule precision flash_attention cp_kind "
 			"framework tp_comm_overlap vocab_parallel recompute_layers recompute_modules moe_capacity_factor "
-			"stage_layers)", key);
+			"exp_avg_dtype exp_avg_sq_dtype main_grads_dtype main_params_dtype stage_layers)", key);
 	return -2;
 }
 

@@ -322,6 +322,9 @@ static void write_strategy(FILE *f, const strategy_t *s, int devices)
 		fprintf(f, "  framework: %s\n", strat_framework_name(s->framework));
 	if (s->moe_cf > 0 && s->moe_cf != 1.0)
 		key_num(f, "  ", "moe_capacity_factor", s->moe_cf);
+	for (int k = 0; k < OPT_KEYS; k++) /* written only when not the fp32 default */
+		if (s->opt_dt[k] != ODT_FP32)
+			fprintf(f, "  %s: %s\n", strat_opt_key(k), strat_opt_dtype_name(s->opt_dt[k]));
 	if (s->rc_modules && s->rc_modules != RCM_CORE_ATTN) {
 		char mods[128];
 		strat_rc_modules_text(s->rc_modules, mods, sizeof mods);

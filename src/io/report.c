@@ -40,6 +40,9 @@ static void strategy_json(json_w *w, const strategy_t *s, const model_t *m)
 	json_bool(w, "flash_attention", s->flash);
 	json_bool(w, "tp_comm_overlap", s->tp_overlap);
 	json_num(w, "moe_capacity_factor", s->moe_cf > 0 ? s->moe_cf : 1.0);
+	/* the optimizer tensors' dtypes (Megatron's precision-aware optimizer) */
+	for (int k = 0; k < OPT_KEYS; k++)
+		json_str(w, strat_opt_key(k), strat_opt_dtype_name(s->opt_dt[k]));
 	/* the framework whose semantics priced the plan; framework_inferred when the plan left
 	 * it to its ZeRO level (framework: auto) */
 	json_str(w, "framework", strat_framework_name(strat_framework(s)));
@@ -168,9 +171,14 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 			p->model.layers);
 	fprintf(f, "cluster  %s, %d x %s\n", text_safe(cname, sizeof cname, p->cluster.name), p->devices,
 			text_safe(dname, sizeof dname, p->cluster.device));
-	char cf[32] = "";
+	char cf[160] = "";
+	size_t used = 0;
 	if (s->moe_cf > 0 && s->moe_cf != 1.0)
-		snprintf(cf, sizeof cf, " moe_cf=%g", s->moe_cf);
+		used = (size_t)snprintf(cf, sizeof cf, " moe_cf=%g", s->moe_cf);
+	for (int k = 0; k < OPT_KEYS && used < sizeof cf; k++) /* the optimizer's non-fp32 tensors */
+		if (s->opt_dt[k] != ODT_FP32)
+			used += (size_t)snprintf(cf + used, sizeof cf - used, " %s=%s", strat_opt_key(k),
+					strat_opt_dtype_name(s->opt_dt[k]));
 	fprintf(f, "strategy dp=%d tp=%d pp=%d vpp=%d cp=%d%s ep=%d etp=%d%s sp=%s zero=%d mbs=%d gbs=%d seq=%d\n"
 			"         recompute=%s schedule=%s precision=%s flash=%s%s%s%s  (%d micro-batches)\n",
 			s->dp, s->tp, s->pp, s->vpp, s->cp, s->cp > 1 && s->cp_kind == CP_ULYSSES ? "(ulysses)" : "",

@@ -195,6 +195,32 @@ for bad in 0 -1 17 x; do
     expect_rc "eval --moe-capacity-factor $bad: usage error, exit 2" 2
 done
 err_has "eval --moe-capacity-factor x: says what it must be" "moe_capacity_factor must be a number above 0"
+# the precision-aware optimizer: bf16 moments under ZeRO-1 (default plan: dp 16) save
+# (4 + 4 + 4 - 2 - 2 - 2)/16 = 6/16 B per parameter of the stage's optimizer states
+st eval --json
+cp "$OUT" "$T/opt32.json"
+st eval --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16 --json
+check "eval --exp-avg-dtype bf16: JSON carries the dtypes; optimizer states halve (12/D -> 6/D), the step is faster" \
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]));
+sa, sb = a["memory"]["stages"][0], b["memory"]["stages"][0]
+sys.exit(not (a["strategy"]["exp_avg_dtype"]=="fp32" and b["strategy"]["exp_avg_dtype"]=="bf16" and
+ b["strategy"]["main_params_dtype"]=="fp32" and abs(sb["optimizer_gib"] / sa["optimizer_gib"] - 0.5) < 1e-9 and
+ sb["weights_gib"]==sa["weights_gib"] and sb["grads_gib"]==sa["grads_gib"] and
+ b["time"]["optimizer_s"] < a["time"]["optimizer_s"]))' "$T/opt32.json" "$OUT"
+st eval --main-params-dtype bf16
+expect_rc "eval --main-params-dtype bf16: usage error, exit 2" 2
+err_has "eval --main-params-dtype bf16: names Megatron's choices" "main_params_dtype must be one of fp32, fp16"
+st eval --framework megatron --zero 2 --exp-avg-dtype bf16
+expect_rc "eval --framework megatron --zero 2 with bf16 moments: invalid, exit 1" 1
+err_has "eval: the precision-aware optimizer needs Megatron's distributed optimizer" \
+    "megatron cannot run the precision-aware optimizer with ZeRO-2"
+st eval --framework torchtitan --zero 3 --exp-avg-dtype bf16
+err_has "eval --framework torchtitan with bf16 moments: refused with the reason" \
+    "torchtitan cannot run exp_avg_dtype bf16"
+st export --to megatron --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16 --main-grads-dtype bf16
+check "export --to megatron writes the precision-aware optimizer's flags" \
+    sh -c 'grep -q -- "--use-precision-aware-optimizer" "$1" && grep -q -- "--exp-avg-sq-dtype bf16" "$1" &&
+grep -q -- "--grad-reduce-in-bf16" "$1" && ! grep -q "not expressible" "$1"' _ "$OUT"
 st eval --framework nemo
 expect_rc "eval --framework nemo: usage error, exit 2" 2
 err_has "eval --framework nemo: names the choices" "auto, megatron, torchtitan, deepspeed"

@@ -255,6 +255,68 @@ static void test_fsdp_pp(void)
 	CHECK(o.wb + o.gb + o.ob == 4.0, "fsdp+pp: Megatron's ZeRO-2 is 2 + 4/d + 12/d");
 }
 
+/* ---- the precision-aware optimizer (Megatron --exp-avg-dtype, --exp-avg-sq-dtype,
+ * --main-grads-dtype, --main-params-dtype; TE FusedAdam). DeepSeek-V3 (arXiv 2412.19437,
+ * Sec. 3.3.2) keeps Adam's moments in bf16 and master weights and gradients in fp32. Under
+ * Megatron (or `auto`, priced as it below ZeRO-3), bf16 training, ZeRO-1 at d = 8: weights
+ * 2, main grads 4, optimizer (2 master remainder + 2 m + 2 v) / 8 = 0.75, so 6.75 B per
+ * parameter against 6 + 12/8 = 7.5 in fp32. */
+static void test_opt_dtypes(void)
+{
+	strategy_t s = strat(8, 1, 1, 8, 4096);
+	s.zero = 1;
+	mem_state o = mem_state_bytes(&s, 8, 8);
+	CHECK(o.wb == 2 && o.gb == 4 && o.ob == 1.5, "opt: fp32 defaults keep 2 + 4 + 12/d");
+	s.opt_dt[OPT_EXP_AVG] = s.opt_dt[OPT_EXP_AVG_SQ] = ODT_BF16;
+	o = mem_state_bytes(&s, 8, 8);
+	CHECK(o.wb == 2 && o.gb == 4 && o.ob == 0.75, "opt: bf16 moments under ZeRO-1 at d=8: 2 + 4 + 6/8 = 6.75 B");
+	s.framework = FW_TORCHTITAN; /* no remainder: a full fp32 master (4 + 2 + 2) / 8 */
+	o = mem_state_bytes(&s, 8, 8);
+	CHECK(o.ob == 1.0, "opt: without master remainders (4 + 2 + 2)/8 = 1 B");
+	s.framework = FW_MEGATRON;
+	s.precision = PREC_FP16; /* fp16 params: the remainder trick needs bf16 */
+	o = mem_state_bytes(&s, 8, 8);
+	CHECK(o.ob == 1.0, "opt: fp16 training keeps the whole fp32 master");
+	s.precision = PREC_BF16;
+	s.opt_dt[OPT_EXP_AVG] = s.opt_dt[OPT_EXP_AVG_SQ] = ODT_FP8;
+	o = mem_state_bytes(&s, 8, 8);
+	CHECK(o.ob == 0.5, "opt: fp8 moments (2 + 1 + 1)/8 = 0.5 B");
+	/* NVIDIA's low-memory recipe: fp16 moments and main params, bf16 main grads */
+	s.opt_dt[OPT_EXP_AVG] = s.opt_dt[OPT_EXP_AVG_SQ] = s.opt_dt[OPT_MAIN_PARAMS] = ODT_FP16;
+	s.opt_dt[OPT_MAIN_GRADS] = ODT_BF16;
+	o = mem_state_bytes(&s, 8, 8);
+	CHECK(o.wb == 2 && o.gb == 2 && o.ob == 0.75, "opt: fp16 m, v, master and bf16 grads: 2 + 2 + 6/8 B");
+	s.zero = 0;
+	o = mem_state_bytes(&s, 8, 8);
+	CHECK(o.gb == 2 && o.ob == 6, "opt: ZeRO-0 holds them whole: 2 + 6 B");
+	s.zero = 2;
+	o = mem_state_bytes(&s, 8, 8);
+	CHECK(o.gb == 0.25 && o.ob == 0.75, "opt: ZeRO-2 shards the bf16 grads: 2/8 + 6/8 B");
+	/* ZeRO-3 (auto: FSDP): the fp32 shard is the master, bf16 m and v: (4 + 4 + 2 + 2)/8 */
+	strategy_t z = strat(8, 1, 1, 8, 4096);
+	z.zero = 3;
+	z.opt_dt[OPT_EXP_AVG] = z.opt_dt[OPT_EXP_AVG_SQ] = ODT_BF16;
+	o = mem_state_bytes(&z, 8, 8);
+	CHECK(o.wb == 0.5 && o.gb == 0.5 && o.ob == 0.5, "opt: ZeRO-3 with bf16 moments 12/d = 1.5 B");
+
+	/* the optimizer step streams 2*4 grad + 2*2 remainder + 2 bf16 weight + 2*2 m + 2*2 v
+	 * + 2 written = 24 bytes per parameter instead of 34 */
+	model_t m;
+	cluster_t c = fixed_cluster();
+	llama8b(&m);
+	strategy_t a = strat(8, 1, 1, 8, 4096), b = a;
+	a.zero = b.zero = 1;
+	b.opt_dt[OPT_EXP_AVG] = b.opt_dt[OPT_EXP_AVG_SQ] = ODT_BF16;
+	eval_result ra, rb;
+	if (!run(&m, &c, 8, &a, 1e5, &ra, "opt fp32") && !run(&m, &c, 8, &b, 1e5, &rb, "opt bf16")) {
+		double fixed = c.eff.step_ms * 1e-3;
+		CHECK_NEAR((rb.optimizer - fixed) / (ra.optimizer - fixed), 24.0 / 34.0, 1e-9,
+				"opt: the bf16-moment step streams 24/34 of the bytes");
+		CHECK_NEAR(ra.mem[0].optimizer - rb.mem[0].optimizer, model_total_params(&m, false) * 6 / 8, 1e-6,
+				"opt: bf16 moments save 6/d B per parameter of the model");
+	}
+}
+
 static void test_zero(void)
 {
 	model_t m;
@@ -977,6 +1039,7 @@ int main(void)
 	test_korthikanti();
 	test_zero();
 	test_fsdp_pp();
+	test_opt_dtypes();
 	test_schedules();
 	test_time();
 	test_tp_across_nodes();

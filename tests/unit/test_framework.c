@@ -123,6 +123,11 @@ static int sample(strategy_t *s)
 		if (s->range[0].hi > plan.model.layers)
 			s->range[0].hi = plan.model.layers;
 	}
+	/* the precision-aware optimizer: now and then each tensor in one of Megatron's dtypes */
+	for (int k = 0; rnd(4) == 0 && k < OPT_KEYS; k++) {
+		uint32_t d = rnd(ODT_COUNT);
+		s->opt_dt[k] = (uint8_t)(strat_opt_dtypes(k) >> d & 1 ? d : ODT_BF16 * (k != OPT_MAIN_PARAMS));
+	}
 	plan.devices = 1024;
 	s->dp = 0;
 	return strat_resolve(s, plan.devices, NULL, 0) ||
@@ -168,11 +173,13 @@ static void test_exports_agree(void)
 					const strategy_t *s = &plan.strategy;
 					printf("  %s --to %s: %d not-expressible lines, %d framework reasons (%s); tp %d pp %d vpp %d "
 							"cp %d (%s) ep %d etp %d zero %d sp %d rc %s sched %s prec %s flash %d vp %d ovl %d "
-							"ranges %d\n", models[i], t == 0 ? "megatron" : t == 1 ? "deepspeed" : "torchtitan", ne,
+							"ranges %d opt %s/%s/%s/%s\n", models[i], t == 0 ? "megatron" : t == 1 ? "deepspeed" : "torchtitan", ne,
 							fw, fw ? is.text[0] : "", s->tp, s->pp, s->vpp, s->cp, strat_cp_kind_name(s->cp_kind),
 							s->ep, s->etp, s->zero, s->sp, strat_recompute_name(s->recompute),
 							strat_schedule_name(s->schedule), strat_precision_name(s->precision), s->flash,
-							s->vocab_parallel, s->tp_overlap, s->nranges);
+							s->vocab_parallel, s->tp_overlap, s->nranges, strat_opt_dtype_name(s->opt_dt[0]),
+							strat_opt_dtype_name(s->opt_dt[1]), strat_opt_dtype_name(s->opt_dt[2]),
+							strat_opt_dtype_name(s->opt_dt[3]));
 				}
 			}
 		}

@@ -154,6 +154,15 @@ static void test_invalid(void)
 	CHECK(!strstr(screen, "write key=value") && !strstr(screen, "is not a module"),
 			":set recompute_modules=a,b takes the whole list");
 	shows(":set recompute_modules=moe_act,attn\r", "'attn' is not a module", ":set names a wrong module in a list");
+	/* the precision-aware optimizer's keys: bf16 moments shrink stage 0's optimizer states */
+	char o0[256], o1[256];
+	play("", screen);
+	stage0(screen, o0, sizeof o0);
+	play(":set exp_avg_dtype=bf16 exp_avg_sq_dtype=bf16\r", screen);
+	stage0(screen, o1, sizeof o1);
+	CHECK(!strstr(screen, "invalid") && o0[0] && strcmp(o0, o1), ":set exp_avg_dtype=bf16 changes the memory");
+	shows(":set main_grads_dtype=fp16\r", "main_grads_dtype must be one of fp32, bf16",
+			":set refuses a dtype Megatron does not offer");
 }
 
 static void test_pin(void)

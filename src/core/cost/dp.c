@@ -25,7 +25,9 @@ void dp_zero3(const cost_ctx *x, const dp_groups *g, double pd, double pe, int l
 		return;
 	/* a group with nothing to move starts no collective (a dense model's expert group) */
 	double ag = comm_ring_allgather(dr, pd * 2) + (pe > 0 ? comm_ring_allgather(er, pe * 2) : 0);
-	double rs = comm_ring_allgather(dr, pd * 4) + (pe > 0 ? comm_ring_allgather(er, pe * 4) : 0);
+	/* gradients reduce in the main-grad dtype (fp32, or bf16 with --grad-reduce-in-bf16) */
+	double gb = mem_opt_bytes(x->s).g;
+	double rs = comm_ring_allgather(dr, pd * gb) + (pe > 0 ? comm_ring_allgather(er, pe * gb) : 0);
 	/* FSDP gathers and reduces one layer at a time: one collective start-up per layer,
 	 * which dominates on thousands of ranks (ring latency grows with n) */
 	double lat = (layers > 1 ? layers - 1 : 0) *
@@ -41,12 +43,15 @@ double dp_sync(const cost_ctx *x, const dp_groups *g, double pd, double pe)
 {
 	const comm_ring *dr = &g->dp_r, *er = &g->edp_r;
 	/* a group with nothing to move starts no collective (a dense model's expert group) */
+	/* gradients reduce in the main-grad dtype: fp32, or bf16 with Megatron's
+	 * --main-grads-dtype bf16 (which needs --grad-reduce-in-bf16) */
+	double gb = mem_opt_bytes(x->s).g;
 	if (x->s->zero == 0)
-		return comm_ring_allreduce(dr, pd * 4) + (pe > 0 ? comm_ring_allreduce(er, pe * 4) : 0);
-	/* reduce-scatter of fp32 grads, all-gather of updated 16-bit params */
-	double t = comm_ring_allgather(dr, pd * 4) + comm_ring_allgather(dr, pd * 2);
+		return comm_ring_allreduce(dr, pd * gb) + (pe > 0 ? comm_ring_allreduce(er, pe * gb) : 0);
+	/* reduce-scatter of the grads, all-gather of updated 16-bit params */
+	double t = comm_ring_allgather(dr, pd * gb) + comm_ring_allgather(dr, pd * 2);
 	if (pe > 0)
-		t = t + comm_ring_allgather(er, pe * 4) + comm_ring_allgather(er, pe * 2);
+		t = t + comm_ring_allgather(er, pe * gb) + comm_ring_allgather(er, pe * 2);
 	return t;
 }
 

@@ -8,12 +8,14 @@
  * on every micro-batch, one collective start-up per layer; the gradient reduction overlaps
  * the last micro-batch's backward (Li et al. 2020, PyTorch DDP, arXiv 2006.15704). Experts'
  * states are sharded over their own data-parallel group (dp*cp*tp/(ep*etp) ranks). The
- * optimizer step is a memory-bound pass over ~34 bytes per locally updated parameter. */
+ * optimizer step is a memory-bound pass over ~34 bytes per locally updated parameter with
+ * fp32 states, fewer with the precision-aware optimizer's 16- or 8-bit ones. */
 #ifndef STRATA_CORE_COST_DP_H
 #define STRATA_CORE_COST_DP_H
 
 #include "core/cost/context.h"
 #include "core/cost/compute.h"
+#include "core/cost/memory.h"
 
 /* The data-parallel groups of dense and expert parameters. */
 typedef struct {
@@ -38,10 +40,13 @@ static inline double dp_optimizer(const cost_ctx *x, const dp_groups *g, double 
 
 static inline double dp_optimizer(const cost_ctx *x, const dp_groups *g, double pd, double pe)
 {
-	/* fp32 grad, master, Adam m and v read and written, 16-bit copy written, norm for
-	 * clipping */
+	/* main grad read twice (the norm for clipping, the update), master, Adam m and v read
+	 * and written, 16-bit copy written: 34 bytes in fp32; a 16-bit master remainder also
+	 * reads the bf16 weight it completes (TE FusedAdam, multi_tensor_adam_param_remainder) */
+	mem_opt o = mem_opt_bytes(x->s);
+	double bytes = 2 * o.g + 2 * o.p + 2 * o.m + 2 * o.v + 2 + (o.rem ? 2 : 0);
 	double upd = x->s->zero >= 1 ? pd / g->d_dense + pe / g->d_exp : pd + pe;
-	return compute_elem(x, upd * 34.0);
+	return compute_elem(x, upd * bytes);
 }
 
 #endif

@@ -60,28 +60,51 @@ layer_acts mem_layer_acts(const cost_ctx *x, const layer_shape *sh)
 	return a;
 }
 
+mem_opt mem_opt_bytes(const strategy_t *s)
+{
+	mem_opt o;
+	o.m = strat_opt_dtype_bytes(s->opt_dt[OPT_EXP_AVG]);
+	o.v = strat_opt_dtype_bytes(s->opt_dt[OPT_EXP_AVG_SQ]);
+	o.g = strat_opt_dtype_bytes(s->opt_dt[OPT_MAIN_GRADS]);
+	o.p = strat_opt_dtype_bytes(s->opt_dt[OPT_MAIN_PARAMS]);
+	/* Megatron's precision-aware optimizer with bf16 parameters (--bf16, fp8 on top of it) keeps only the low 16 bits of an fp32 master weight, the high ones being the bf16
+	 * parameter itself (OptimizerConfig.store_param_remainders, default True with TE >= 2.1;
+	 * distrib_optimizer.py allocates the master shard as int16). Not under ZeRO-3, whose
+	 * shard is the only copy. */
+	o.rem = s->zero < 3 && strat_opt_lowp(s) && s->opt_dt[OPT_MAIN_PARAMS] == ODT_FP32 &&
+		s->precision != PREC_FP16 && fw_run_caps(s)->opt_remainders;
+	if (o.rem)
+		o.p = 2;
+	return o;
+}
+
 mem_state mem_state_bytes(const strategy_t *s, double d_dense, double d_exp)
 {
 	mem_state o;
 	double fp8w = s->precision == PREC_FP8 ? 1.0 : 0.0; /* fp8 weight copies */
+	/* Adam keeps the main (master) parameter and its two moments, the DDP buffer the main
+	 * gradient, each in its dtype (Megatron --main-params-dtype, --exp-avg-dtype,
+	 * --exp-avg-sq-dtype, --main-grads-dtype): all fp32 by default, 4 + 4 + 4 and 4 bytes */
+	mem_opt b = mem_opt_bytes(s);
+	double pmv = b.p + b.m + b.v, g = b.g;
 	switch (s->zero) {
-	case 0: o.wb = o.wbe = 2 + fp8w; o.gb = o.gbe = 4; o.ob = o.obe = 12; break;
-	case 1: o.wb = o.wbe = 2 + fp8w; o.gb = o.gbe = 4; o.ob = 12 / d_dense; o.obe = 12 / d_exp; break;
+	case 0: o.wb = o.wbe = 2 + fp8w; o.gb = o.gbe = g; o.ob = o.obe = pmv; break;
+	case 1: o.wb = o.wbe = 2 + fp8w; o.gb = o.gbe = g; o.ob = pmv / d_dense; o.obe = pmv / d_exp; break;
 	case 2:
 		o.wb = o.wbe = 2 + fp8w;
-		o.gb = 4 / d_dense;
-		o.gbe = 4 / d_exp;
-		o.ob = 12 / d_dense;
-		o.obe = 12 / d_exp;
+		o.gb = g / d_dense;
+		o.gbe = g / d_exp;
+		o.ob = pmv / d_dense;
+		o.obe = pmv / d_exp;
 		break;
-	default: /* ZeRO-3/FSDP: the fp32 shard is the master copy; Adam m and v sharded;
-		 * fp8 casts happen per gathered layer, so no whole-model fp8 copy */
-		o.wb = 4 / d_dense;
-		o.wbe = 4 / d_exp;
-		o.gb = 4 / d_dense;
-		o.gbe = 4 / d_exp;
-		o.ob = 8 / d_dense;
-		o.obe = 8 / d_exp;
+	default: /* ZeRO-3/FSDP: the main-parameter shard is the master copy; Adam m and v
+		 * sharded; fp8 casts happen per gathered layer, so no whole-model fp8 copy */
+		o.wb = b.p / d_dense;
+		o.wbe = b.p / d_exp;
+		o.gb = g / d_dense;
+		o.gbe = g / d_exp;
+		o.ob = (b.m + b.v) / d_dense;
+		o.obe = (b.m + b.v) / d_exp;
 		break;
 	}
 	/* FSDP2 under PyTorch's pipelining (torchtitan): the stage turns resharding after
@@ -97,9 +120,9 @@ mem_state mem_state_bytes(const strategy_t *s, double d_dense, double d_exp)
 	if (s->zero >= 2 && s->pp > 1 && strat_microbatches(s) > 1 && s->framework != FW_AUTO &&
 			fw_run_caps(s)->fsdp_pp_unsharded) {
 		o.wb = o.wbe = 2;
-		o.gb = o.gbe = 4;
-		o.ob = 12 / d_dense;
-		o.obe = 12 / d_exp;
+		o.gb = o.gbe = g;
+		o.ob = pmv / d_dense;
+		o.obe = pmv / d_exp;
 	}
 	return o;
 }

@@ -22,6 +22,16 @@ typedef struct {
 	double wbe, gbe, obe;   /* expert */
 } mem_state;
 
+/* Bytes per element of the optimizer's tensors as the plan stores them: main parameter,
+ * main gradient, Adam's first and second moment; rem when the main parameter is kept as
+ * the 16-bit remainder of an fp32 master beside the bf16 weight (p is then 2). */
+typedef struct {
+	double p, g, m, v;
+	int rem;
+} mem_opt;
+
+/* The optimizer tensors' bytes per element under s (fp32: 4 each by default). */
+mem_opt mem_opt_bytes(const strategy_t *s);
 /* Activation bytes a layer of shape sh stores, block by block (mlp: its MLP's parts). */
 layer_acts mem_layer_acts(const cost_ctx *x, const layer_shape *sh);
 /* Model-state bytes per parameter under the strategy's ZeRO level and precision. */
