@@ -138,7 +138,7 @@ endif
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
-.PHONY: all deps run test bench check-sanitize check-invariants check-valgrind fuzz build-fuzz-bins install uninstall clean build-all
+.PHONY: all deps run test bench check-sanitize check-invariants check-valgrind accuracy fuzz build-fuzz-bins install uninstall clean build-all
 .DELETE_ON_ERROR:
 
 # ---- targets ------------------------------------------------------------------
@@ -166,6 +166,15 @@ test: deps
 
 check-sanitize:
 	$(Q)$(MAKE) --no-print-directory test SANITIZE=1
+
+# The accuracy report (docs/accuracy.md): the shipped constants against the published runs
+# (in sample), then each source predicted by constants refitted without it (held out, the
+# figure users get); python3 for the refits, about a minute and a half on two cores.
+accuracy: $(STRATA)
+	$(Q)echo "== in sample: the shipped constants (strata validate tests/validation/public)"
+	$(Q)$(STRATA) validate tests/validation/public
+	$(Q)echo "== held out: leave one source out (scripts/calibrate.py --holdout)"
+	$(Q)STRATA=$(abspath $(STRATA)) python3 scripts/calibrate.py --holdout
 
 # The cost model's invariants over millions of random strategies (make test runs a bounded
 # sample of the same harness): INVARIANT_SAMPLES per (model, cluster) preset pair.
