@@ -142,7 +142,7 @@ static void table(const plan_t *p, const pin_set *pins, const search_result *r, 
 	else
 		printf("inner    %s\n", no_ilp ? "skipped (--no-ilp)" : "nothing to refine");
 	if (r->n)
-		printf("\n  #   step s  peak GiB    MFU     tokens/s  ILP gain  strategy\n");
+		printf("\n  #   step s alloc GiB    MFU     tokens/s  ILP gain  strategy\n");
 	int marked = 0;
 	for (int i = 0; i < r->n; i++) {
 		const search_item *it = &r->item[i];

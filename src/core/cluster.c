@@ -12,7 +12,7 @@ cluster_eff cluster_default_eff(void)
 	cluster_eff e = {
 		.gemm = 0.55, .gemm_half = 64, .fp8_gemm = 0.35, .flash = 0.40, .grouped_gemm = 0.7,
 		.hbm = 0.7, .coll_intra = 0.75, .coll_inter = 0.8, .dp_overlap = 0.8, .tp_overlap = 0.6, .contention = 0.2, .step_ms = 0,
-		.layer_us = 20, .reserve_gib = 4, .context_gib = 0.6, .alloc_frag = 0.08,
+		.layer_us = 20, .reserve_gib = 0, .context_gib = 0.5, .alloc_frag = 0.08, .oom_frag = 0.05,
 	};
 	return e;
 }
@@ -46,8 +46,8 @@ int cluster_check(const cluster_t *c, char *why, size_t n)
 	if (!bad && !(e->dp_overlap >= 0 && e->dp_overlap <= 1 && e->tp_overlap >= 0 &&
 			e->tp_overlap <= 1 && e->contention >= 0 && e->contention <= 1 && e->gemm_half >= 0 && e->layer_us >= 0 && e->step_ms >= 0 &&
 			e->reserve_gib >= 0 && e->context_gib >= 0 && e->alloc_frag >= 0 &&
-			e->alloc_frag < 10 && e->gemm_half < 1e6 && e->layer_us < 1e6 &&
-			e->reserve_gib < c->mem_gib))
+			e->alloc_frag < 10 && e->oom_frag >= 0 && e->oom_frag < 10 && e->gemm_half < 1e6 && e->layer_us < 1e6 &&
+			e->reserve_gib < c->mem_gib && e->context_gib < c->mem_gib))
 		bad = "efficiency constants out of range (overlaps in [0, 1], reserve below memory)";
 	if (bad) {
 		snprintf(why, n, "cluster %s: %s", c->name[0] ? c->name : "(unnamed)", bad);

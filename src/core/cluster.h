@@ -27,9 +27,13 @@ typedef struct {
 	double layer_us;      /* fixed per-layer per-pass launch overhead, microseconds */
 	double step_ms;       /* fixed host work per optimizer step (launch of the optimizer,
 	                       * gradient-norm and loss-scale syncs, logging), milliseconds */
-	double reserve_gib;   /* memory kept out of the default budget (context, allocator) */
+	double reserve_gib;   /* flat memory kept out of the default budget; 0 (the default) =
+	                       * context_gib and oom_frag decide it (eval_default_budget_gib) */
 	double context_gib;   /* CUDA/CANN context, seen by nvidia-smi but not by the allocator */
 	double alloc_frag;    /* allocator reserve over allocated bytes (fraction) */
+	double oom_frag;      /* reserved but unallocated bytes left when the allocator reports
+	                       * out-of-memory (after releasing its cached blocks), a fraction
+	                       * of the allocated bytes */
 } cluster_eff;
 
 typedef struct {

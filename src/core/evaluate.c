@@ -20,9 +20,19 @@ typedef struct {
 	double model_fl, hw_fl, dp_end, opt;
 } stage_totals;
 
+/* What PyTorch can allocate before it reports out-of-memory, in the allocated convention:
+ * the device memory less the CUDA/CANN context (never the allocator's), less the bytes the
+ * caching allocator holds reserved but unallocated at that point (partly used segments it
+ * cannot release; its cached free blocks it does release first, see eval_mem_convention),
+ * oom_frag of the allocated bytes: allocated * (1 + oom_frag) = memory - context. Example:
+ * an out-of-memory error on an 80 GB H100 (pytorch/pytorch#152135) reports 79.26 GiB total,
+ * 74.77 allocated, 3.87 reserved but unallocated (5.2 %), 0.50 outside PyTorch. A cluster
+ * file's reserve_gib > 0 keeps the older flat rule. docs/cost-model.md, "Memory peak". */
 double eval_default_budget_gib(const cluster_t *c)
 {
-	return c->mem_gib - c->eff.reserve_gib;
+	if (c->eff.reserve_gib > 0)
+		return c->mem_gib - c->eff.reserve_gib;
+	return (c->mem_gib - c->eff.context_gib) / (1 + c->eff.oom_frag);
 }
 
 /* alloc_frag: the caching allocator's reserve over allocated bytes (block rounding, cached

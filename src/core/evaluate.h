@@ -96,7 +96,7 @@ int eval_run_kinds(const model_t *m, const cluster_t *c, int devices, const stra
  * invalid. */
 double eval_layer_activation(const model_t *m, const cluster_t *c, const strategy_t *s, int k, int mode);
 
-/* Default memory budget of a cluster in GiB (device memory less the runtime reserve). */
+/* Default memory budget of a cluster in GiB, allocated bytes: device memory less the context and allocator slack. */
 double eval_default_budget_gib(const cluster_t *c);
 /* The conventions a peak is measured in: PyTorch's max_memory_allocated (what evaluate
  * computes), the caching allocator's reserve (max_memory_reserved), nvidia-smi (the whole

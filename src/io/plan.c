@@ -775,7 +775,7 @@ static const struct { const char *key; size_t off; double lo, hi; } eff_keys[] =
 	{"step_ms", offsetof(cluster_eff, step_ms), 0, 1e6},
 	{"layer_us", offsetof(cluster_eff, layer_us), 0, 1e5}, {"reserve_gib", offsetof(cluster_eff, reserve_gib), 0, 1e5},
 	{"context_gib", offsetof(cluster_eff, context_gib), 0, 1e5},
-	{"alloc_frag", offsetof(cluster_eff, alloc_frag), 0, 5},
+	{"alloc_frag", offsetof(cluster_eff, alloc_frag), 0, 5}, {"oom_frag", offsetof(cluster_eff, oom_frag), 0, 5},
 };
 
 const char *plan_eff_key(size_t i, size_t *offset)

@@ -191,7 +191,7 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 	if (s->framework == FW_AUTO && fw_check(strat_framework(s), s, &p->model, &is))
 		fprintf(f, "         framework auto assumes %s (%s), which would not run it as priced: %s\n",
 				fw_caps_of(strat_framework(s))->name, fw_auto_reason(s), is.text[0]);
-	fprintf(f, "\nmemory per device (GiB), budget %.1f\n", r->budget_bytes / GIB);
+	fprintf(f, "\nmemory per device (GiB, allocated), budget %.1f\n", r->budget_bytes / GIB);
 	fprintf(f, "  stage layers  weights   grads   optim    acts    bufs   total\n");
 	int shown = 0;
 	for (int i = 0; i < r->stages; i++) {

@@ -117,7 +117,7 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 	int sw = cols - 45; /* the strategy column takes what the numbers and marks leave */
 	if (sw < 20)
 		sw = 20;
-	tui_textf(1, 0, cols, a->attr[ROLE_TITLE], "   #    %-*s %6s %7s %6s %7s %6s", sw, "strategy", "GiB", "step s",
+	tui_textf(1, 0, cols, a->attr[ROLE_TITLE], "   #    %-*s %6s %7s %6s %7s %6s", sw, "strategy", "alloc", "step s",
 			"MFU", "tok/s", "ILP");
 	int avail = tui_cands_list_rows(rows);
 	tui_list_scroll(c->sel, &c->top, avail);

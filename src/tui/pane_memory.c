@@ -1,6 +1,7 @@
 /* pane_memory.c - memory per pipeline stage as stacked bars by component (weights,
  * gradients, optimizer states, activations, buffers) against the budget; the part of a
  * bar past the budget is drawn in the over-budget-bar role, with the overflow in GiB. */
+#include "core/evaluate.h"
 #include "tui/panes.h"
 #include "tui/tasks.h"
 
@@ -53,15 +54,21 @@ void tui_pane_memory(tui_app *a, tui_rect r)
 {
 	if (r.h <= 0)
 		return;
-	int n = tui_text(r.y, r.x, r.w, a->attr[ROLE_TITLE], a->review ? " ILP mem GiB" : " Memory GiB");
+	/* the figures are PyTorch's allocated bytes (max_memory_allocated), not what
+	 * nvidia-smi shows: the title says so, the legend line adds the other two when wide */
+	int n = tui_text(r.y, r.x, r.w, a->attr[ROLE_TITLE], a->review ? " ILP allocated GiB" : " Allocated GiB");
 	if (!a->cur_valid)
 		n += tui_text(r.y, r.x + n, r.w - n, a->attr[ROLE_INVALID], " (last valid)");
 	if (!a->have_res)
 		return;
 	const eval_result *res = a->res;
 	double budget = res->budget_bytes, peak = res->peak_bytes;
-	n += tui_textf(r.y, r.x + n, r.w - n, a->attr[ROLE_LABEL], " %s budget %.1f %s peak %.1f on s%d %s ", a->g->dot,
-			budget / GIB, a->g->dot, peak / GIB, res->peak_stage, a->g->dot);
+	/* the peak's stage is marked on its bar; name it too when the title has room */
+	char on[16] = "";
+	if (r.w - n >= 46)
+		snprintf(on, sizeof on, " on s%d", res->peak_stage);
+	n += tui_textf(r.y, r.x + n, r.w - n, a->attr[ROLE_LABEL], " %s budget %.1f %s peak %.1f%s %s ", a->g->dot,
+			budget / GIB, a->g->dot, peak / GIB, on, a->g->dot);
 	if (res->fits)
 		n += tui_text(r.y, r.x + n, r.w - n, a->attr[ROLE_FITS], "fits");
 	else
@@ -104,6 +111,15 @@ void tui_pane_memory(tui_app *a, tui_rect r)
 	}
 	if (x < end) {
 		x += tui_text(y, x, end - x, a->attr[ROLE_BUDGET], a->g->budget);
-		tui_text(y, x, end - x, a->attr[ROLE_LABEL], " budget");
+		x += tui_text(y, x, end - x, a->attr[ROLE_LABEL], " budget");
 	}
+	/* the peak as the allocator's reserve and as nvidia-smi would show it
+	 * (eval_mem_convention), when the line has room for them */
+	char conv[64];
+	const cluster_t *c = &a->plan->cluster;
+	int w = snprintf(conv, sizeof conv, "  peak reserved %.1f %s nvidia-smi %.1f",
+			eval_mem_convention(c, peak / GIB, EVAL_MEM_RESERVED), a->g->dot,
+			eval_mem_convention(c, peak / GIB, EVAL_MEM_NVIDIA_SMI));
+	if (w > 0 && x + w <= end)
+		tui_text(y, x, end - x, a->attr[ROLE_LABEL], conv);
 }

@@ -33,7 +33,7 @@ keys j
 check "i: moving between knobs still works" eval 'screen | grep -Eq "▸ +tp "'
 tcheck "i: the result: optimal, speedup over the even split" wait_for "ILP optimal, 1."
 check "i: how to keep or discard it" eval 'screen | grep -Fq "Enter/y keeps, n/Esc discards"'
-check "i: memory pane titled as the ILP plan, with layers per stage" eval 'screen | grep -Fq "ILP mem GiB" && [ -n "$(layers)" ]'
+check "i: memory pane titled as the ILP plan, with layers per stage" eval 'screen | grep -Fq "ILP allocated GiB" && [ -n "$(layers)" ]'
 check "i: time pane: the idle split and the even split" eval 'screen | grep -Fq "prep idle" && screen | grep -Eq "ILP step .* even .* [0-9.]+x"'
 trial=$(layers)
 sum=0
@@ -116,7 +116,7 @@ wait_for "Timeline"
 tp0=$(knob tp)
 keys s
 tcheck "s: the candidates table" wait_for " Search "
-check "s: columns strategy, GiB, step, MFU, tok/s, ILP" eval 'screen | grep -Eq "strategy +GiB +step s +MFU +tok/s +ILP"'
+check "s: columns strategy, alloc (GiB allocated), step, MFU, tok/s, ILP" eval 'screen | grep -Eq "strategy +alloc +step s +MFU +tok/s +ILP"'
 check "s: the rate of the outer level" eval 'screen | grep -Eq "strategies \([0-9.]+[kMG]?/s\)"'
 # a row: the rank, ! when unvalidated, +N when strategies with identical results are merged
 check "s: candidates ranked, the first one selected" eval 'screen | grep -Eq "▸ +1[! ][+0-9 ]{2} dp" && screen | grep -Eq "^ +2[! ][+0-9 ]{2} dp"'

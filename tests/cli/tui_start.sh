@@ -8,7 +8,7 @@
 tui_start 80 24 --
 if tcheck "start: the explorer draws at 80x24" wait_for "Timeline"; then
     s=$(screen)
-    for pane in " strata " "Llama-3-70B" "DGX H100" " Strategy" " Memory GiB" " Step " " Timeline 1f1b" "MFU" "HFU" "tok/s"; do
+    for pane in " strata " "Llama-3-70B" "DGX H100" " Strategy" " Allocated GiB" " Step " " Timeline 1f1b" "MFU" "HFU" "tok/s"; do
         check "start: shows '$pane'" grep -Fq -- "$pane" <<<"$s"
     done
     check "start: 24 rows used, message line at the bottom" eval 'screen | tail -n 1 | grep -Fq "? help"'

@@ -1034,6 +1034,37 @@ static void test_moe_capacity(void)
 			"moe cf: above 16 is refused, naming the key");
 }
 
+/* The default budget per device family, by hand: allocated * (1 + oom_frag) = memory -
+ * context (eval_default_budget_gib). H100 80 GB: (80 - 0.5) / 1.05 = 75.714...; Ascend
+ * 910B 64 GB: (64 - 3.3) / 1.05 = 57.809...; an explicit reserve_gib keeps the flat rule,
+ * and a plan's budget still wins over both. */
+static void test_default_budget(void)
+{
+	cluster_t h100 = fixed_cluster(), ascend = fixed_cluster();
+	h100.eff.reserve_gib = 0;
+	h100.eff.context_gib = 0.5;
+	h100.eff.oom_frag = 0.05;
+	CHECK_NEAR(eval_default_budget_gib(&h100), 75.71428571428571, 1e-12, "budget: H100 (80 - 0.5) / 1.05");
+	ascend.mem_gib = 64;
+	ascend.eff.reserve_gib = 0;
+	ascend.eff.context_gib = 3.3;
+	ascend.eff.oom_frag = 0.05;
+	CHECK_NEAR(eval_default_budget_gib(&ascend), 57.80952380952381, 1e-12, "budget: Ascend 910B (64 - 3.3) / 1.05");
+	cluster_t flat = h100;
+	flat.eff.reserve_gib = 4;
+	CHECK_NEAR(eval_default_budget_gib(&flat), 76, 1e-12, "budget: reserve_gib > 0 keeps memory - reserve");
+	cluster_eff d = cluster_default_eff();
+	CHECK(d.reserve_gib == 0 && d.oom_frag > 0, "budget: the neutral defaults use context and oom_frag");
+	static model_t m;
+	llama8b(&m);
+	strategy_t s = strat(8, 1, 1, 8, 2048);
+	eval_result r;
+	if (!run(&m, &h100, 8, &s, 0, &r, "budget default"))
+		CHECK_NEAR(r.budget_bytes, 75.71428571428571 * GIB, 1e-12, "budget: evaluate uses the default");
+	if (!run(&m, &h100, 8, &s, 60, &r, "budget explicit"))
+		CHECK_NEAR(r.budget_bytes, 60 * GIB, 1e-12, "budget: an explicit budget wins");
+}
+
 int main(void)
 {
 	test_korthikanti();
@@ -1052,5 +1083,6 @@ int main(void)
 	test_local_attention();
 	test_rc_modules();
 	test_moe_capacity();
+	test_default_budget();
 	return check_done();
 }

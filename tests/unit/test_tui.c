@@ -90,7 +90,7 @@ static void test_start(void)
 		return;
 	CHECK(strstr(screen, " strata | Llama-3-70B") != NULL, "header: model");
 	CHECK(strstr(screen, "DGX H100 512xH100-SXM5-80GB") != NULL, "header: cluster and devices");
-	CHECK(strstr(screen, " Strategy") && strstr(screen, " Memory GiB") && strstr(screen, " Step ") &&
+	CHECK(strstr(screen, " Strategy") && strstr(screen, " Allocated GiB") && strstr(screen, " Step ") &&
 			strstr(screen, " Timeline 1f1b"), "all panes present at 80x24");
 	const char *labels[] = {"dp", "tp", "pp", "vpp", "cp", "ep", "etp", "zero", "micro batch", "global batch",
 		"seq length", "sp", "recompute", "schedule", "precision", "budget GiB"};
@@ -264,11 +264,11 @@ static void test_ilp(void)
 	play("i", screen);
 	CHECK(strstr(screen, "ILP optimal, 1.") && strstr(screen, "over even: Enter/y keeps, n/Esc discards"),
 			"i: the ILP's result and speedup, how to keep or discard it");
-	CHECK(strstr(screen, "ILP mem GiB") && has_layers(screen), "i: the memory pane shows layers per stage");
+	CHECK(strstr(screen, "ILP allocated GiB") && has_layers(screen), "i: the memory pane shows layers per stage");
 	CHECK(strstr(screen, "prep idle") && strstr(screen, "even ") && strstr(screen, "ILP step"),
 			"i: the time pane splits the idle time and compares with the even split");
 	play("i\r", screen);
-	CHECK(strstr(screen, "kept the ILP plan") && has_layers(screen) && !strstr(screen, "ILP mem GiB"),
+	CHECK(strstr(screen, "kept the ILP plan") && has_layers(screen) && !strstr(screen, "ILP allocated GiB"),
 			"Enter keeps the ILP plan: layers per stage stay, the trial is over");
 	static char b0[SCREEN], b1[SCREEN];
 	play("i\ru", screen);
