@@ -309,9 +309,9 @@ int fw_mixed_layers(const model_t *m)
 
 /* The plan's layout, computed only when the plan has explicit stage counts or per-layer
  * recompute (the search's candidates have neither: this stays cheap on its path). */
-static void layout_light(const strategy_t *s, const model_t *m, fw_layout *lay)
+static void layout_light(const strategy_t *s, const model_t *m, fw_layout *lay, int whole)
 {
-	if (s->nchunks > 0 || s->nranges > 0) {
+	if (whole && (s->nchunks > 0 || s->nranges > 0)) {
 		fw_layout_of(s, m, lay);
 		return;
 	}
@@ -322,7 +322,8 @@ static void layout_light(const strategy_t *s, const model_t *m, fw_layout *lay)
 	lay->rc_block = 0;
 }
 
-int fw_check_plan(int fw, const strategy_t *s, const model_t *m, fw_issues *out)
+/* The plan's rules; whole = 0 leaves its layout out (even split, the plan's one mode). */
+static int plan_rules(int fw, const strategy_t *s, const model_t *m, fw_issues *out, int whole)
 {
 	if (out)
 		out->n = 0;
@@ -330,11 +331,16 @@ int fw_check_plan(int fw, const strategy_t *s, const model_t *m, fw_issues *out)
 		return 0;
 	const fw_caps *f = &fw_table[fw];
 	fw_layout lay;
-	layout_light(s, m, &lay);
+	layout_light(s, m, &lay, whole);
 	int n = check_parallel(f, s, m, out, 0);
 	n = check_kernels(f, s, &lay, out, n);
 	n = check_optimizer(f, s, out, n);
 	return check_special(fw, s, m, out, n);
+}
+
+int fw_check_plan(int fw, const strategy_t *s, const model_t *m, fw_issues *out)
+{
+	return plan_rules(fw, s, m, out, 1);
 }
 
 int fw_check_model(int fw, const model_t *m, fw_issues *out, int n)
@@ -366,12 +372,8 @@ int fw_validate(const strategy_t *s, const model_t *m, char *why, size_t n)
 
 int fw_search_check(const strategy_t *s, const model_t *m, fw_issues *out)
 {
-	if (s->framework != FW_AUTO)
-		return 0;
-	strategy_t t = *s;
-	t.nranges = 0;
-	t.nchunks = 0;
-	return fw_check_plan(strat_framework(&t), &t, m, out);
+	/* on the search's path: no copy of the strategy, no layout */
+	return s->framework != FW_AUTO ? 0 : plan_rules(strat_framework(s), s, m, out, 0);
 }
 
 void fw_runners(const strategy_t *s, const model_t *m, char *buf, size_t n)

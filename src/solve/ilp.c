@@ -431,7 +431,7 @@ int ilp_solve_costs(const model_t *m, const eval_costs *ec, const strategy_t *ba
 	 * would not fit the memory cap */
 	int exact = in.warm && in.lb > 0;
 	size_t glpk_bytes = (size_t)in.nopt * ILP_GLPK_OPT_BYTES;
-	int direct = in.warm && (in.opts_cut || in.opts_many || stopped || (exact && in.nopt > ILP_GLPK_EXACT_MAX));
+	int direct = in.warm && (in.opts_cut || in.opts_many || stopped || (exact && (in.nopt > ILP_GLPK_EXACT_MAX || prm->no_confirm)));
 	if (in.warm && !direct && ilp_mem_take(&in, glpk_bytes))
 		direct = 1;
 	if (direct) {

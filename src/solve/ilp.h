@@ -55,6 +55,9 @@ typedef struct {
 	long dp_work;               /* tests: the chunk DP's work limit (0: its default) */
 	int mem_cap_mib;            /* memory cap of the solve in MiB (0: ILP_MEM_CAP_MIB); see
 	                             * docs/ilp.md */
+	int no_confirm;             /* an exact DP's optimum is returned without GLPK's
+	                             * confirmation (the search's refinement: the DP proves it;
+	                             * GLPK would only cost time) */
 	int framework;              /* framework_t whose rules bind the plan (what it recomputes
 	                             * and splits); FW_AUTO: the strategy's own, and an `auto`
 	                             * strategy is free (the search passes the framework that

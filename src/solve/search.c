@@ -276,6 +276,7 @@ static int refine(search_space *sp, const ilp_pins *lp, int need_ilp, const sear
 	prm.time_limit_ms = limit_ms;
 	prm.cancel = o->cancel;
 	prm.framework = strat_framework(&c->s); /* propose only what it runs */
+	prm.no_confirm = 1;
 	memset(ir, 0, sizeof *ir);
 	int st = ilp_solve(j->model, j->cluster, j->devices, &c->s, sp->budget_gib, lp, &prm, ir);
 	it->ilp_status = st;
