@@ -376,6 +376,7 @@ int ilp_solve_costs(const model_t *m, const eval_costs *ec, const strategy_t *ba
 	int *chosen = NULL;
 	ilp_pins pins_fw, *pins = &pins_fw;
 	memset(&in, 0, sizeof in);
+	clock_gettime(CLOCK_MONOTONIC, &in.t0); /* solve_ms is read even when the framework refuses */
 	if (framework_pins(m, base, prm->framework, user_pins, pins, r->why, sizeof r->why) ||
 			inst_init(&in, m, ec, pins, prm, r->why, sizeof r->why)) {
 		r->status = ILP_ERROR;

@@ -92,3 +92,11 @@ st ilp --help
 expect_rc "ilp --help: exit 0" 0
 st --help
 out_has "strata --help lists ilp" "strata ilp"
+
+# a framework that partitions stages itself has nothing for the ILP to balance: an error that
+# says so, timed from the call (not from the clock's epoch)
+st ilp --framework deepspeed --no-sp --recompute full --zero 1 --json
+check "ilp --framework deepspeed: refused with the reason, solve_ms from the call" python3 -c '
+import json, sys
+i = json.load(open(sys.argv[1]))["ilp"]
+sys.exit(not (i["status"] == "error" and "deepspeed cannot give pipeline stages" in i["message"] and 0 <= i["solve_ms"] < 60000))' "$OUT"
