@@ -69,16 +69,27 @@ def fmt(v):
 def read_eff(path):
     m = re.search(EFF_BLOCK, open(path).read(), re.M)
     lines = m.group(0).splitlines()[1:] if m else []
-    return {k.strip(): float(v.split("#")[0]) for k, v in (l.split(":", 1) for l in lines)}
+    # comment lines inside the block (the memory constants' sources) carry no value
+    pairs = (l.split(":", 1) for l in lines if l.strip() and not l.strip().startswith("#"))
+    return {k.strip(): float(v.split("#")[0]) for k, v in pairs}
 
 def write_eff(path, eff):
     """Replace (or append) the efficiency block; eff=None removes it (neutral defaults)."""
     txt = open(path).read()
-    block = "" if eff is None else "efficiency:\n" + "".join("  %s: %s\n" % (k, fmt(v)) for k, v in eff.items())
-    if re.search(EFF_BLOCK, txt, re.M):
-        txt = re.sub(EFF_BLOCK, block, txt, flags=re.M)
+    m = re.search(EFF_BLOCK, txt, re.M)
+    if eff is not None and m:
+        # change the values in place, so the block's comments (sources) stay
+        block, left = m.group(0), dict(eff)
+        def put(mm):
+            k = mm.group(2)
+            return mm.group(1) + fmt(left.pop(k)) + mm.group(4) if k in left else mm.group(0)
+        block = re.sub(r"^(  (\w+): )(\S+)(.*)$", put, block, flags=re.M)
+        block += "".join("  %s: %s\n" % (k, fmt(v)) for k, v in left.items())
+        txt = txt[:m.start()] + block + txt[m.end():]
+    elif eff is None:
+        txt = re.sub(EFF_BLOCK, "", txt, flags=re.M)
     else:
-        txt = txt.rstrip("\n") + "\n" + block
+        txt = txt.rstrip("\n") + "\nefficiency:\n" + "".join("  %s: %s\n" % (k, fmt(v)) for k, v in eff.items())
     open(path, "w").write(txt)
 
 def load_cases(cases_dir):
