@@ -251,7 +251,7 @@ static int next_start(const uint8_t *start, int st, int p)
 static void first_of_shape(const stage_env *e, int st, const stage_cost *sc, stage_totals *t)
 {
 	if (e->x->s->zero < 3) {
-		double exposed = dp_sync_exposed(e->x, sc->t_dp, st, sc->tt.fwd, sc->tt.bwd);
+		double exposed = dp_sync_exposed(e->x, sc->t_dp, sc->t_dp_edge, st, sc->tt.fwd, sc->tt.bwd);
 		if (exposed > t->dp_end)
 			t->dp_end = exposed;
 	}
