@@ -261,11 +261,8 @@ void stage_price(const stage_env *e, int st, const stage_shape *sh, const stage_
 	tt->optimizer = dp_optimizer(x, &e->dg, a.pd, a.pe);
 	o->t_dp = s->zero < 3 ? dp_sync(x, &e->dg, a.pd, a.pe) : 0;
 	o->t_dp_edge = dp_edge(x, o->t_dp, a.pd + a.pe, e->unit_params);
-	if (st == 0 || st == e->p - 1) { /* the tied embedding's all-reduce, after the backward */
-		double tied = dp_tied_embedding(x, e->pp_l, e->vc.params);
-		o->t_dp += tied;
-		o->t_dp_edge += tied;
-	}
+	/* the tied embedding's all-reduce over the pipeline's two ends, after the backward */
+	o->t_tied = st == 0 || st == e->p - 1 ? dp_tied_embedding(x, e->pp_l, e->vc.params) : 0;
 	o->fl_model = a.fl_model;
 	o->fl_hw = a.fl_hw;
 }
