@@ -93,7 +93,7 @@ void export_script_head(FILE *f, const export_facts *x, const export_notes *ns)
 	sbatch_lines(f, nodes, nproc);
 	export_notes_print(f, ns, "# ");
 	fprintf(f, "#\n"
-			"# Start (docs/export.md):\n"
+			"# Start (strata docs/usage.md, \"Launching an export\"):\n"
 			"#   one node, or each node by hand: MEGATRON_PATH=... DATA_PATH=... TOKENIZER=... CHECKPOINT=... "
 			"./THIS_SCRIPT [more pretrain_gpt.py flags]\n"
 			"#     on %d nodes: NODE_RANK=0..%d and MASTER_ADDR=<node 0's address> on each\n"
