@@ -10,7 +10,7 @@
 # Megatron takes dp from the world size (64)
 # not in the plan, add your own as arguments of this script: optimizer, learning rate and schedule, iterations
 #
-# Start (docs/export.md):
+# Start (strata docs/usage.md, "Launching an export"):
 #   one node, or each node by hand: MEGATRON_PATH=... DATA_PATH=... TOKENIZER=... CHECKPOINT=... ./THIS_SCRIPT [more pretrain_gpt.py flags]
 #     on 8 nodes: NODE_RANK=0..7 and MASTER_ADDR=<node 0's address> on each
 #   Slurm: sbatch THIS_SCRIPT, or LAUNCHER=slurm ./THIS_SCRIPT in an allocation: srun starts torchrun once per node

@@ -13,7 +13,7 @@
 # not expressible: vocab_parallel false; Megatron-LM always splits the embedding and output layer over the 2 TP ranks
 # not expressible: schedule gpipe; Megatron-LM runs 1F1B (interleaved with virtual stages), written as that
 #
-# Start (docs/export.md):
+# Start (strata docs/usage.md, "Launching an export"):
 #   one node, or each node by hand: MEGATRON_PATH=... DATA_PATH=... TOKENIZER=... CHECKPOINT=... ./THIS_SCRIPT [more pretrain_gpt.py flags]
 #     on 8 nodes: NODE_RANK=0..7 and MASTER_ADDR=<node 0's address> on each
 #   Slurm: sbatch THIS_SCRIPT, or LAUNCHER=slurm ./THIS_SCRIPT in an allocation: srun starts torchrun once per node

@@ -11,7 +11,7 @@
 # not in the plan, add your own as arguments of this script: optimizer, learning rate and schedule, iterations, MoE router and load balancing
 # not expressible: schedule dualpipe; Megatron-LM runs 1F1B (interleaved with virtual stages), written as that
 #
-# Start (docs/export.md):
+# Start (strata docs/usage.md, "Launching an export"):
 #   one node, or each node by hand: MEGATRON_PATH=... DATA_PATH=... TOKENIZER=... CHECKPOINT=... ./THIS_SCRIPT [more pretrain_gpt.py flags]
 #     on 64 nodes: NODE_RANK=0..63 and MASTER_ADDR=<node 0's address> on each
 #   Slurm: sbatch THIS_SCRIPT, or LAUNCHER=slurm ./THIS_SCRIPT in an allocation: srun starts torchrun once per node

@@ -13,7 +13,7 @@
 # position embedding: not in the model file (rope_theta or position_embedding_type); Megatron's default learned_absolute applies unless you pass --position-embedding-type rope
 # ZeRO-3: Megatron-FSDP, which only saves fsdp_dtensor checkpoints
 #
-# Start (docs/export.md):
+# Start (strata docs/usage.md, "Launching an export"):
 #   one node, or each node by hand: MEGATRON_PATH=... DATA_PATH=... TOKENIZER=... CHECKPOINT=... ./THIS_SCRIPT [more pretrain_gpt.py flags]
 #     on 4 nodes: NODE_RANK=0..3 and MASTER_ADDR=<node 0's address> on each
 #   Slurm: sbatch THIS_SCRIPT, or LAUNCHER=slurm ./THIS_SCRIPT in an allocation: srun starts torchrun once per node
