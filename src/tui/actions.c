@@ -54,6 +54,13 @@ int tui_fix_split(plan_t *p)
 			dropped = 1;
 		}
 	}
+	char why[256];
+	if (strat_split_keys(s) && strat_split_check(s, p->model.layers, why, sizeof why)) {
+		/* the split keys fit one pp x vpp: dropped when the step leaves it */
+		s->first_layers = s->last_layers = 0;
+		s->acct_embed = s->acct_loss = false;
+		dropped = 1;
+	}
 	for (int i = 0; i < s->nranges; i++)
 		if (s->range[i].hi > p->model.layers) {
 			s->nranges = 0;
@@ -71,12 +78,18 @@ void tui_step(tui_app *a, int dir)
 	/* an ILP stage split fits one pp x vpp: step as if it were even, keep it if it
 	 * still fits afterwards (tui_fix_split) */
 	j.s.nchunks = 0;
+	j.s.first_layers = j.s.last_layers = 0;
+	j.s.acct_embed = j.s.acct_loss = false;
 	if (knob_step(&a->plan->model, &a->plan->cluster, &j, (knob_id)a->sel, dir, tui_app_pinned(a), &changed, why,
 			sizeof why)) {
 		tui_app_msg(a, MSG_ERROR, "%s", why);
 		return;
 	}
 	j.s.nchunks = j0.s.nchunks;
+	j.s.first_layers = j0.s.first_layers;
+	j.s.last_layers = j0.s.last_layers;
+	j.s.acct_embed = j0.s.acct_embed;
+	j.s.acct_loss = j0.s.acct_loss;
 	plan_t p = *a->plan;
 	job_into(&p, &j);
 	int dropped = tui_fix_split(&p);
