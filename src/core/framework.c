@@ -262,6 +262,8 @@ static int check_special(int fw, const strategy_t *s, const model_t *m, fw_issue
 		if (s->dp > 1 && s->zero == 0 && !only_dp)
 			n = add(o, n, "torchtitan cannot run ZeRO-0 with tp, pp, cp or ep (its DDP is one-dimensional)");
 		long long span = (long long)s->dp * s->cp;
+		if (s->opt_offload > 0 && s->zero >= 2 && span == 1)
+			n = add(o, n, "torchtitan cannot offload the optimizer without FSDP sharding (dp x cp = 1)");
 		if (moe && s->ep > 1 && !((s->etp == s->tp || s->tp == 1) && s->ep >= s->cp && s->ep <= span &&
 				span % s->ep == 0))
 			n = add(o, n, "torchtitan cannot run ep %d with etp %d (experts take data and context ranks: "

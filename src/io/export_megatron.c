@@ -207,6 +207,9 @@ static void offload_flags(work *w, const strategy_t *s)
 		if (s->zero != 1)
 			export_note(&w->notes, "not expressible: optimizer offload with ZeRO-%d; Megatron-LM offloads the "
 					"distributed optimizer's states (ZeRO-1) only", s->zero);
+		if (strat_opt_lowp(s))
+			export_note(&w->notes, "not expressible: optimizer offload with non-fp32 optimizer dtypes; the hybrid "
+					"device optimizer keeps fp32 states");
 	}
 	if (s->act_offload > 0) {
 		add(w, "--cpu-offloading-num-layers %d", s->act_offload);

@@ -112,10 +112,10 @@ int export_torchtitan(FILE *f, const export_facts *x)
 	export_opt_fp32_only(ns, s, "torch.optim's AdamW keeps its state in the dtype of FSDP2's fp32 shards");
 	/* training.enable_cpu_offload: FSDP2's CPUOffloadPolicy, parameters, gradients and
 	 * optimizer states all on the host (torchtitan/config/configs.py) */
-	int offload = s->opt_offload > 0 && shard > 1;
+	int offload = s->opt_offload > 0 && s->zero >= 2 && (long long)s->dp * s->cp > 1;
 	if (s->opt_offload > 0 && !offload)
-		export_note(ns, "not expressible: optimizer offload without FSDP sharding; enable_cpu_offload is FSDP2's "
-				"CPUOffloadPolicy");
+		export_note(ns, "not expressible: optimizer offload without FSDP sharding (ZeRO-%d, dp x cp = %lld); "
+				"enable_cpu_offload is FSDP2's CPUOffloadPolicy", s->zero, (long long)s->dp * s->cp);
 	else if (offload && s->opt_offload < 1)
 		export_note(ns, "not expressible: optimizer_offload %g; enable_cpu_offload moves all of the sharded "
 				"states, all of it written", s->opt_offload);
