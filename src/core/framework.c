@@ -9,9 +9,10 @@
  *   optim_grads_params (ZeRO-3). --cp-comm-type p2p (ring) or a2a (Ulysses), sequence
  *   length divisible by 2 x cp; --recompute-granularity selective (--recompute-modules) or
  *   full, per layer only as --recompute-method block (the first N layers of every stage);
- *   uneven stages as --decoder-first/last-pipeline-num-layers or
- *   --pipeline-model-parallel-layout; --tp-comm-overlap needs --sequence-parallel; fp16
- *   is refused with expert parallelism; the embedding and output layer are always split
+ *   uneven stages as --decoder-first/last-pipeline-num-layers (the plan's
+ *   first/last_stage_layers; with virtual stages every chunk of a rank alike),
+ *   --account-for-embedding/loss-in-pipeline-split or --pipeline-model-parallel-layout;
+ *   --tp-comm-overlap needs --sequence-parallel; fp16 is refused with expert parallelism; the embedding and output layer are always split
  *   over TP; one dense and one MoE layer shape per model (the flags describe one each).
  *   Loss: the vocab-parallel cross entropy keeps bf16 logits and one fp32 copy.
  *   Optimizer: --use-precision-aware-optimizer (megatron/core/optimizer/optimizer_config.py)
@@ -28,7 +29,9 @@
  *   expert parallelism borrows data and context ranks (cp <= ep <= dp x cp, ep | dp x cp)
  *   with expert TP equal to TP; no MTP module, no fp16 parameters, the model's own
  *   attention kernel (SDPA); activation checkpointing is one mode for every layer, and
- *   its `selective` is per-op; pipeline split points must differ (no empty stage).
+ *   its `selective` is per-op; pipeline split points must differ (no empty stage); any
+ *   uneven split is written as split points (pipeline_parallel_split_points, or
+ *   module_fqns_per_model_part in recent releases).
  *   Loss: cross_entropy(pred.float(), labels), which keeps log_softmax's fp32 output too.
  *   Optimizer: torch.optim AdamW over FSDP2's fp32 sharded parameters, whose state takes
  *   their dtype: no low-precision moments or master weights.

@@ -54,13 +54,6 @@ int tui_fix_split(plan_t *p)
 			dropped = 1;
 		}
 	}
-	char why[256];
-	if (strat_split_keys(s) && strat_split_check(s, p->model.layers, why, sizeof why)) {
-		/* the split keys fit one pp x vpp: dropped when the step leaves it */
-		s->first_layers = s->last_layers = 0;
-		s->acct_embed = s->acct_loss = false;
-		dropped = 1;
-	}
 	for (int i = 0; i < s->nranges; i++)
 		if (s->range[i].hi > p->model.layers) {
 			s->nranges = 0;
@@ -93,6 +86,12 @@ void tui_step(tui_app *a, int dir)
 	plan_t p = *a->plan;
 	job_into(&p, &j);
 	int dropped = tui_fix_split(&p);
+	if (strat_split_keys(&p.strategy) && strat_split_check(&p.strategy, p.model.layers, what, sizeof what)) {
+		/* the split keys fit one pp x vpp: dropped when the step leaves it */
+		p.strategy.first_layers = p.strategy.last_layers = 0;
+		p.strategy.acct_embed = p.strategy.acct_loss = false;
+		dropped = 1;
+	}
 	describe(a, &j0, &j, changed | 1u << a->sel, what, sizeof what);
 	if (dropped)
 		snprintf(what + strlen(what), sizeof what - strlen(what), " (ILP stage split dropped: even again)");

@@ -95,3 +95,14 @@ st export --to megatron -m llama3-8b -c dgx-a100-80g -n 8 --tp 1 --pp 1 --recomp
 check "act offload: exported as --cpu-offloading-num-layers" grep -q -- "--cpu-offloading-num-layers 16" "$OUT"
 st eval --framework megatron --activation-offload 4
 err_has "act offload: Megatron refuses it with pipelining" "megatron cannot offload activations"
+
+# Lua: the same keys in strata.plan{} and the overrides of strata.eval
+cat > "$T/split.lua" <<'EOF2'
+local plan = strata.plan{model = "llama3-70b", cluster = "dgx-h100", devices = 512,
+  strategy = {tp = 8, pp = 4, first_stage_layers = 19, last_stage_layers = 19}}
+local r = strata.eval(plan, {optimizer_offload = 1})
+print(r.memory.stages[1].layers, r.memory.stages[2].layers, r.memory.stages[1].optimizer_gib,
+  r.strategy.first_stage_layers)
+EOF2
+st run "$T/split.lua"
+check "lua: split keys in strata.plan{}, offload in the eval overrides" grep -Eq '^19[[:space:]]+21[[:space:]]+0(\.0)?[[:space:]]+19$' "$OUT"
