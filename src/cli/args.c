@@ -40,7 +40,9 @@ int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd)
 		{"--cp-kind", "cp_kind"}, {"--framework", "framework"}, {"--recompute-modules", "recompute_modules"},
 		{"--moe-capacity-factor", "moe_capacity_factor"}, {"--exp-avg-dtype", "exp_avg_dtype"},
 		{"--exp-avg-sq-dtype", "exp_avg_sq_dtype"}, {"--main-grads-dtype", "main_grads_dtype"},
-		{"--main-params-dtype", "main_params_dtype"},
+		{"--main-params-dtype", "main_params_dtype"}, {"--first-stage-layers", "first_stage_layers"},
+		{"--last-stage-layers", "last_stage_layers"}, {"--optimizer-offload", "optimizer_offload"},
+		{"--activation-offload", "activation_offload"},
 	};
 	memset(o, 0, sizeof *o);
 	for (int i = first; i < argc; i++) {
@@ -72,6 +74,8 @@ int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd)
 			add_set(o, "flash_attention", a[2] == 'n' ? "false" : "true");
 		} else if (!strcmp(a, "--tp-overlap")) {
 			add_set(o, "tp_comm_overlap", "true");
+		} else if (!strcmp(a, "--account-for-embedding") || !strcmp(a, "--account-for-loss")) {
+			add_set(o, a[14] == 'e' ? "account_for_embedding" : "account_for_loss", "true");
 		} else if (!strcmp(a, "-m") || !strcmp(a, "--model") || !strcmp(a, "-c") || !strcmp(a, "--cluster") ||
 				!strcmp(a, "--pin") || !strcmp(a, "--top")) {
 			if (i + 1 >= argc) {

@@ -43,6 +43,13 @@ static void strategy_json(json_w *w, const strategy_t *s, const model_t *m)
 	/* the optimizer tensors' dtypes (Megatron's precision-aware optimizer) */
 	for (int k = 0; k < OPT_KEYS; k++)
 		json_str(w, strat_opt_key(k), strat_opt_dtype_name(s->opt_dt[k]));
+	/* Megatron's uneven-split keys (0 = not set) and CPU offload */
+	json_int(w, "first_stage_layers", s->first_layers);
+	json_int(w, "last_stage_layers", s->last_layers);
+	json_bool(w, "account_for_embedding", s->acct_embed);
+	json_bool(w, "account_for_loss", s->acct_loss);
+	json_num(w, "optimizer_offload", s->opt_offload);
+	json_int(w, "activation_offload", s->act_offload);
 	/* the framework whose semantics priced the plan; framework_inferred when the plan left
 	 * it to its ZeRO level (framework: auto) */
 	json_str(w, "framework", strat_framework_name(strat_framework(s)));
@@ -120,6 +127,8 @@ void report_json_members(json_w *w, const plan_t *p, const eval_result *r)
 	json_num(w, "ep_s", r->ep);
 	json_num(w, "pp_s", r->pp);
 	json_num(w, "dp_s", r->dp);
+	if (p->strategy.act_offload > 0) /* activation offload's exposed host copies, in comm_exposed_s */
+		json_num(w, "host_s", r->host);
 	/* what dp_s synchronises: with one replica the cp ranks or the experts' own group */
 	json_str(w, "dp_group", eval_dp_group_name(r->dp_group));
 	json_int(w, "microbatches", r->microbatches);
@@ -171,7 +180,7 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 			p->model.layers);
 	fprintf(f, "cluster  %s, %d x %s\n", text_safe(cname, sizeof cname, p->cluster.name), p->devices,
 			text_safe(dname, sizeof dname, p->cluster.device));
-	char cf[160] = "";
+	char cf[320] = "";
 	size_t used = 0;
 	if (s->moe_cf > 0 && s->moe_cf != 1.0)
 		used = (size_t)snprintf(cf, sizeof cf, " moe_cf=%g", s->moe_cf);
@@ -179,6 +188,18 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 		if (s->opt_dt[k] != ODT_FP32)
 			used += (size_t)snprintf(cf + used, sizeof cf - used, " %s=%s", strat_opt_key(k),
 					strat_opt_dtype_name(s->opt_dt[k]));
+	/* the uneven-split and offload keys the plan sets */
+	if (s->first_layers > 0 && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " first_stage_layers=%d", s->first_layers);
+	if (s->last_layers > 0 && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " last_stage_layers=%d", s->last_layers);
+	if ((s->acct_embed || s->acct_loss) && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " account_for=%s%s%s", s->acct_embed ? "embedding" : "",
+				s->acct_embed && s->acct_loss ? "," : "", s->acct_loss ? "loss" : "");
+	if (s->opt_offload > 0 && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " optimizer_offload=%g", s->opt_offload);
+	if (s->act_offload > 0 && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " activation_offload=%d", s->act_offload);
 	fprintf(f, "strategy dp=%d tp=%d pp=%d vpp=%d cp=%d%s ep=%d etp=%d%s sp=%s zero=%d mbs=%d gbs=%d seq=%d\n"
 			"         recompute=%s schedule=%s precision=%s flash=%s%s%s%s  (%d micro-batches)\n",
 			s->dp, s->tp, s->pp, s->vpp, s->cp, s->cp > 1 && s->cp_kind == CP_ULYSSES ? "(ulysses)" : "",

@@ -71,15 +71,27 @@ void tui_step(tui_app *a, int dir)
 	/* an ILP stage split fits one pp x vpp: step as if it were even, keep it if it
 	 * still fits afterwards (tui_fix_split) */
 	j.s.nchunks = 0;
+	j.s.first_layers = j.s.last_layers = 0;
+	j.s.acct_embed = j.s.acct_loss = false;
 	if (knob_step(&a->plan->model, &a->plan->cluster, &j, (knob_id)a->sel, dir, tui_app_pinned(a), &changed, why,
 			sizeof why)) {
 		tui_app_msg(a, MSG_ERROR, "%s", why);
 		return;
 	}
 	j.s.nchunks = j0.s.nchunks;
+	j.s.first_layers = j0.s.first_layers;
+	j.s.last_layers = j0.s.last_layers;
+	j.s.acct_embed = j0.s.acct_embed;
+	j.s.acct_loss = j0.s.acct_loss;
 	plan_t p = *a->plan;
 	job_into(&p, &j);
 	int dropped = tui_fix_split(&p);
+	if (strat_split_keys(&p.strategy) && strat_split_check(&p.strategy, p.model.layers, what, sizeof what)) {
+		/* the split keys fit one pp x vpp: dropped when the step leaves it */
+		p.strategy.first_layers = p.strategy.last_layers = 0;
+		p.strategy.acct_embed = p.strategy.acct_loss = false;
+		dropped = 1;
+	}
 	describe(a, &j0, &j, changed | 1u << a->sel, what, sizeof what);
 	if (dropped)
 		snprintf(what + strlen(what), sizeof what - strlen(what), " (ILP stage split dropped: even again)");

@@ -60,13 +60,15 @@ static void unpin_command(tui_app *a, const char *key)
 /* Back to the core's even split and uniform recompute (after keeping an ILP plan). */
 static void even_command(tui_app *a)
 {
-	if (!a->plan->strategy.nchunks && !a->plan->strategy.nranges) {
+	if (!a->plan->strategy.nchunks && !a->plan->strategy.nranges && !strat_split_keys(&a->plan->strategy)) {
 		tui_app_msg(a, MSG_ERROR, "the plan already has the even split");
 		return;
 	}
 	plan_t p = *a->plan;
 	p.strategy.nchunks = 0;
 	p.strategy.nranges = 0;
+	p.strategy.first_layers = p.strategy.last_layers = 0;
+	p.strategy.acct_embed = p.strategy.acct_loss = false;
 	tui_commit_described(a, &p, "even split again (u undoes)");
 }
 

@@ -163,6 +163,17 @@ static void test_invalid(void)
 	CHECK(!strstr(screen, "invalid") && o0[0] && strcmp(o0, o1), ":set exp_avg_dtype=bf16 changes the memory");
 	shows(":set main_grads_dtype=fp16\r", "main_grads_dtype must be one of fp32, bf16",
 			":set refuses a dtype Megatron does not offer");
+	/* Megatron's split keys and optimizer offload: stage 0 holds 19 layers, then no
+	 * optimizer state on the device */
+	play(":set first_stage_layers=19 last_stage_layers=19\r", screen);
+	CHECK(!strstr(screen, "invalid") && strstr(screen, "first_stage_layers"),
+			":set first_stage_layers=19 last_stage_layers=19 takes the published layout");
+	shows(":set first_stage_layers=18\r", "middle", ":set refuses a split Megatron refuses, with the reason");
+	play(":set optimizer_offload=1\r", screen);
+	stage0(screen, o1, sizeof o1);
+	CHECK(!strstr(screen, "invalid") && strcmp(o0, o1), ":set optimizer_offload=1 changes the memory");
+	shows(":set optimizer_offload=1.5\r", "optimizer_offload must be a fraction from 0 to 1",
+			":set refuses an offload fraction above 1");
 }
 
 static void test_pin(void)
