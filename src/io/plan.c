@@ -4,6 +4,7 @@
  * differ in shape (a vision encoder in front of a decoder, interleaved dense and MoE layers)
  * lists them as `blocks`, the YAML form of strata.layers, which plan files are saved in. */
 #include "io/plan.h"
+#include "core/nearest.h"
 #include "io/text.h"
 #include "io/ydoc.h"
 
@@ -194,10 +195,19 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 			return set_opt_dtype(s, k, val, err, n);
 	if (!strcmp(key, "framework"))
 		return set_enum(&s->framework, key, val, strat_parse_framework, "auto, megatron, torchtitan, deepspeed", err, n);
-	snprintf(err, n, "unknown strategy key '%s' (known: dp tp pp vpp cp ep etp zero micro_batch "
+	static const char *const known[] = {"dp", "tp", "pp", "vpp", "cp", "ep", "etp", "zero", "micro_batch",
+		"global_batch", "seq_length", "sp", "recompute", "schedule", "precision", "flash_attention", "cp_kind",
+		"framework", "tp_comm_overlap", "vocab_parallel", "recompute_layers", "recompute_modules",
+		"moe_capacity_factor", "exp_avg_dtype", "exp_avg_sq_dtype", "main_grads_dtype", "main_params_dtype",
+		"stage_layers", "devices", "budget_gib", "mbs", "gbs", "seq", "budget"};
+	const char *near = nearest_word(key, known, sizeof known / sizeof known[0]);
+	char hint[80] = "";
+	if (near)
+		snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+	snprintf(err, n, "unknown strategy key '%s'%s (known: dp tp pp vpp cp ep etp zero micro_batch "
 			"global_batch seq_length sp recompute schedule precision flash_attention cp_kind "
 			"framework tp_comm_overlap vocab_parallel recompute_layers recompute_modules moe_capacity_factor "
-			"exp_avg_dtype exp_avg_sq_dtype main_grads_dtype main_params_dtype stage_layers)", key);
+			"exp_avg_dtype exp_avg_sq_dtype main_grads_dtype main_params_dtype stage_layers)", key, hint);
 	return -2;
 }
 

@@ -2,6 +2,7 @@
  * into fixed loop values and layer pins into ILP constraints; this file only knows the
  * syntax and what "honoured" means. */
 #include "solve/pins.h"
+#include "core/nearest.h"
 #include "core/why.h"
 
 #include <ctype.h>
@@ -152,10 +153,18 @@ int pin_parse(const char *expr, pin_t *p, char *why, size_t n)
 	if (!strncmp(key, "experts.", 8) || !strncmp(key, "attention.", 10) || !strncmp(key, "embedding.", 10))
 		return why_set(why, n, "pin '%s': operator-group pins are experts.ep, experts.etp, attention.tp, "
 				"attention.cp, attention.cp_kind and embedding.vocab_parallel", p->text);
-	return why_set(why, n, "pin '%s': unknown key '%s' (pinnable: dp tp pp vpp cp cp_kind ep etp zero mbs sp "
+	const char *names[sizeof keys / sizeof keys[0] + 3] = {"layers[a:b].recompute", "layers[a:b].stage",
+		"stages[s].layers"};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		names[i + 3] = keys[i].name;
+	const char *near = nearest_word(key, names, sizeof names / sizeof names[0]);
+	char hint[80] = "";
+	if (near)
+		snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+	return why_set(why, n, "pin '%s': unknown key '%s'%s (pinnable: dp tp pp vpp cp cp_kind ep etp zero mbs sp "
 			"recompute schedule precision, experts.ep, experts.etp, attention.tp, attention.cp, "
 			"attention.cp_kind, embedding.vocab_parallel, layers[a:b].recompute, layers[a:b].stage, "
-			"stages[s].layers)", p->text, key);
+			"stages[s].layers)", p->text, key, hint);
 }
 
 int pin_add(pin_set *set, const char *expr, char *why, size_t n)

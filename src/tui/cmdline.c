@@ -1,6 +1,9 @@
 /* cmdline.c - the ":" command line: vi-like words for the things keys do, plus :set for
  * typing several values at once. */
+#include "core/nearest.h"
+#include "solve/pins.h"
 #include "tui/actions.h"
+#include "tui/safety.h"
 #include "tui/tasks.h"
 
 #include <ctype.h>
@@ -12,6 +15,13 @@ static void pin_command(tui_app *a, const char *expr)
 {
 	if (!strchr(expr, '=')) {
 		tui_app_msg(a, MSG_ERROR, "a pin is written key=value (e.g. tp=8, experts.ep=8)");
+		return;
+	}
+	/* checked now, not when the search or the ILP first reads it */
+	pin_t parsed;
+	char why[512];
+	if (pin_parse(expr, &parsed, why, sizeof why)) {
+		tui_app_msg(a, MSG_ERROR, "%s", why);
 		return;
 	}
 	unsigned bit = knob_pin_bit(expr);
@@ -70,6 +80,10 @@ static void even_command(tui_app *a)
 	tui_commit_described(a, &p, "even split again (u undoes)");
 }
 
+const char *const tui_command_names[TUI_NCOMMANDS] = {"set", "write", "wq", "quit", "quit!", "edit", "edit!",
+	"open", "model", "cluster", "theme", "pin", "unpin", "undo", "redo", "messages", "help", "export", "export!",
+	"lua", "ilp", "search", "even", "w!", "q!", "e!"};
+
 void tui_command(tui_app *a, const char *line)
 {
 	char buf[300];
@@ -95,19 +109,20 @@ void tui_command(tui_app *a, const char *line)
 		tui_set(a, all);
 	} else if (!strcmp(cmd, "set") || !strcmp(cmd, "s")) {
 		tui_set(a, rest);
-	} else if (!strcmp(cmd, "w") || !strcmp(cmd, "write")) {
-		tui_save(a, rest);
-	} else if (!strcmp(cmd, "wq") || !strcmp(cmd, "x")) {
-		tui_save(a, rest);
-		if (!a->dirty)
+	} else if (!strcmp(cmd, "w") || !strcmp(cmd, "write") || !strcmp(cmd, "w!") || !strcmp(cmd, "write!")) {
+		tui_save(a, rest, cmd[strlen(cmd) - 1] == '!');
+	} else if (!strcmp(cmd, "wq") || !strcmp(cmd, "x") || !strcmp(cmd, "wq!")) {
+		tui_save(a, rest, cmd[2] == '!');
+		if (!a->dirty && a->mode != MODE_PROMPT)
 			a->quit = 1;
 	} else if (!strcmp(cmd, "q") || !strcmp(cmd, "quit")) {
 		tui_request_quit(a, 0);
 	} else if (!strcmp(cmd, "q!") || !strcmp(cmd, "quit!")) {
 		tui_request_quit(a, 1);
-	} else if (!strcmp(cmd, "e") || !strcmp(cmd, "edit") || !strcmp(cmd, "o") || !strcmp(cmd, "open")) {
+	} else if (!strcmp(cmd, "e") || !strcmp(cmd, "edit") || !strcmp(cmd, "o") || !strcmp(cmd, "open") ||
+			!strcmp(cmd, "e!") || !strcmp(cmd, "edit!") || !strcmp(cmd, "o!") || !strcmp(cmd, "open!")) {
 		if (*rest)
-			tui_open(a, rest);
+			tui_open(a, rest, cmd[strlen(cmd) - 1] == '!');
 		else
 			tui_app_msg(a, MSG_ERROR, ":%s needs a plan file", cmd);
 	} else if (!strcmp(cmd, "model") || !strcmp(cmd, "cluster")) {
@@ -129,6 +144,11 @@ void tui_command(tui_app *a, const char *line)
 	} else if (!strcmp(cmd, "undo") || !strcmp(cmd, "u")) {
 		if (tui_app_undo(a))
 			tui_app_msg(a, MSG_ERROR, "nothing to undo");
+	} else if (!strcmp(cmd, "redo") || !strcmp(cmd, "red")) {
+		if (tui_app_redo(a))
+			tui_app_msg(a, MSG_ERROR, "nothing to redo");
+	} else if (!strcmp(cmd, "messages") || !strcmp(cmd, "mes")) {
+		tui_messages_show(a, COLS);
 	} else if (!strcmp(cmd, "help") || !strcmp(cmd, "h")) {
 		a->mode = MODE_HELP;
 	} else if (!strcmp(cmd, "export") || !strcmp(cmd, "export!")) {
@@ -142,7 +162,11 @@ void tui_command(tui_app *a, const char *line)
 	} else if (!strcmp(cmd, "even")) {
 		even_command(a);
 	} else {
-		tui_app_msg(a, MSG_ERROR, "unknown command ':%s' (set, w, wq, q, q!, e, model, cluster, theme, pin, unpin, "
-				"undo, export, lua, ilp, search, even, help)", cmd);
+		const char *near = nearest_word(cmd, tui_command_names, TUI_NCOMMANDS);
+		char hint[80] = "";
+		if (near)
+			snprintf(hint, sizeof hint, "; did you mean ':%s'?", near);
+		tui_app_msg(a, MSG_ERROR, "unknown command ':%s'%s (set, w, w!, wq, q, q!, e, e!, model, cluster, theme, pin, "
+				"unpin, undo, redo, messages, export, lua, ilp, search, even, help)", cmd, hint);
 	}
 }

@@ -5,6 +5,7 @@
 #include "tui/keys.h"
 #include "tui/layout.h"
 #include "tui/panes.h"
+#include "tui/safety.h"
 #include "tui/tasks.h"
 
 #include <string.h>
@@ -37,16 +38,17 @@ static void prompt_submit(tui_app *a)
 	}
 	case PROMPT_OPEN:
 		if (text[0])
-			tui_open(a, text);
+			tui_open(a, text, 0);
 		break;
 	case PROMPT_SAVE:
 		if (text[0])
-			tui_save(a, text);
+			tui_save(a, text, 0);
 		break;
 	case PROMPT_EXPORT:
 		if (text[0])
-			tui_export_to(a, a->export_target, text, 0);
+			tui_export_to(a, a->export_target, text, 0, 0);
 		break;
+	case PROMPT_CONFIRM:
 	case PROMPT_TARGET:
 		break;
 	}
@@ -55,6 +57,10 @@ static void prompt_submit(tui_app *a)
 static void prompt_key(tui_app *a, int key)
 {
 	tui_prompt *p = &a->prompt;
+	if (p->kind == PROMPT_CONFIRM) {
+		tui_confirm_key(a, key); /* y, n (and d for a recovery file); anything else is no */
+		return;
+	}
 	if (key == KEY_ESC || key == CTRL('c') || key == CTRL('g')) {
 		a->mode = MODE_NORMAL;
 		tui_app_msg(a, MSG_INFO, "cancelled");
@@ -176,7 +182,7 @@ static int allowed_while_busy(tui_action act)
 {
 	return view_only(act) || act == ACT_UP || act == ACT_DOWN || act == ACT_FIRST || act == ACT_LAST ||
 		act == ACT_HELP || act == ACT_CANCEL || act == ACT_QUIT || act == ACT_EXPORT || act == ACT_OUTPUT ||
-		act == ACT_NONE;
+		act == ACT_MESSAGE || act == ACT_NONE;
 }
 
 static void normal_key(tui_app *a, int key)
@@ -216,7 +222,7 @@ static void normal_key(tui_app *a, int key)
 		break;
 	case ACT_EDIT: {
 		char label[64], init[2] = {0, 0};
-		snprintf(label, sizeof label, "%s = ", knob_key((knob_id)a->sel));
+		snprintf(label, sizeof label, "%s = ", knob_label((knob_id)a->sel));
 		if (key >= '0' && key <= '9')
 			init[0] = (char)key;
 		tui_prompt_open(a, PROMPT_VALUE, label, init);
@@ -229,13 +235,25 @@ static void normal_key(tui_app *a, int key)
 		if (tui_app_undo(a))
 			tui_app_msg(a, MSG_ERROR, "nothing to undo");
 		else if (a->cur_valid)
-			tui_app_msg(a, MSG_INFO, "undone");
+			tui_app_msg(a, MSG_INFO, "undone%s", a->dirty ? " (Ctrl-R redoes)" : ": back to the saved plan");
+		break;
+	case ACT_REDO:
+		if (tui_app_redo(a))
+			tui_app_msg(a, MSG_ERROR, "nothing to redo");
+		else if (a->cur_valid)
+			tui_app_msg(a, MSG_INFO, "redone");
 		break;
 	case ACT_SAVE:
-		tui_save(a, NULL);
+		tui_save(a, NULL, 0);
 		break;
 	case ACT_OPEN:
-		tui_prompt_open(a, PROMPT_OPEN, "open plan: ", "");
+		if (a->dirty)
+			tui_app_msg(a, MSG_ERROR, "unsaved changes: w saves them, :e! FILE opens another plan and drops them");
+		else
+			tui_prompt_open(a, PROMPT_OPEN, "open plan: ", "");
+		break;
+	case ACT_MESSAGE:
+		tui_message_full(a, COLS);
 		break;
 	case ACT_MODEL:
 	case ACT_CLUSTER:
@@ -259,6 +277,8 @@ static void normal_key(tui_app *a, int key)
 			break;
 		}
 		a->mode = MODE_TEXT;
+		a->shown = a->text;
+		snprintf(a->text_title, sizeof a->text_title, "%s", a->text_title_lua);
 		a->text_top = 0;
 		break;
 	case ACT_CANCEL:

@@ -77,7 +77,7 @@ void tui_overlay_text(tui_app *a, int rows, int cols)
 	erase();
 	tui_fill(0, 0, cols, a->attr[ROLE_HEADER]);
 	tui_textf(0, 0, cols, a->attr[ROLE_HEADER], " %s (j/k scroll, any other key closes)", a->text_title);
-	const char *s = a->text ? a->text : "";
+	const char *s = a->shown ? a->shown : "";
 	int total = 0;
 	for (const char *c = s; *c; c++)
 		total += *c == '\n';
