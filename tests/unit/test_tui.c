@@ -88,7 +88,7 @@ static void test_start(void)
 {
 	if (play("", screen) < 0)
 		return;
-	CHECK(strstr(screen, " strata | Llama-3-70B") != NULL, "header: model");
+	CHECK(strstr(screen, " strata | default plan | Llama-3-70B") != NULL, "header: model");
 	CHECK(strstr(screen, "DGX H100 512xH100-SXM5-80GB") != NULL, "header: cluster and devices");
 	CHECK(strstr(screen, " Strategy") && strstr(screen, " Allocated GiB") && strstr(screen, " Step ") &&
 			strstr(screen, " Timeline 1f1b"), "all panes present at 80x24");
