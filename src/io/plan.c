@@ -140,6 +140,19 @@ static int set_opt_dtype(strategy_t *s, int k, const char *val, char *err, size_
 	return -1;
 }
 
+/* What plan_set takes (and the strategy block's keys), for suggestions and completion. */
+static const char *const set_keys[] = {"dp", "tp", "pp", "vpp", "cp", "ep", "etp", "zero", "micro_batch",
+	"global_batch", "seq_length", "sp", "recompute", "schedule", "precision", "flash_attention", "cp_kind",
+	"framework", "tp_comm_overlap", "vocab_parallel", "recompute_layers", "recompute_modules",
+	"moe_capacity_factor", "exp_avg_dtype", "exp_avg_sq_dtype", "main_grads_dtype", "main_params_dtype",
+	"stage_layers", "devices", "budget_gib", "mbs", "gbs", "seq", "budget"};
+
+const char *const *plan_set_keys(size_t *n)
+{
+	*n = sizeof set_keys / sizeof set_keys[0];
+	return set_keys;
+}
+
 /* One strategy assignment; returns 0, -1 bad value, -2 unknown key. */
 static int strat_set(strategy_t *s, const char *key, const char *val, char *err, size_t n)
 {
@@ -195,12 +208,7 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 			return set_opt_dtype(s, k, val, err, n);
 	if (!strcmp(key, "framework"))
 		return set_enum(&s->framework, key, val, strat_parse_framework, "auto, megatron, torchtitan, deepspeed", err, n);
-	static const char *const known[] = {"dp", "tp", "pp", "vpp", "cp", "ep", "etp", "zero", "micro_batch",
-		"global_batch", "seq_length", "sp", "recompute", "schedule", "precision", "flash_attention", "cp_kind",
-		"framework", "tp_comm_overlap", "vocab_parallel", "recompute_layers", "recompute_modules",
-		"moe_capacity_factor", "exp_avg_dtype", "exp_avg_sq_dtype", "main_grads_dtype", "main_params_dtype",
-		"stage_layers", "devices", "budget_gib", "mbs", "gbs", "seq", "budget"};
-	const char *near = nearest_word(key, known, sizeof known / sizeof known[0]);
+	const char *near = nearest_word(key, set_keys, sizeof set_keys / sizeof set_keys[0]);
 	char hint[80] = "";
 	if (near)
 		snprintf(hint, sizeof hint, "; did you mean '%s'?", near);

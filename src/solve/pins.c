@@ -91,6 +91,17 @@ static void trim(const char *s, char *out, size_t n)
 	out[l] = 0;
 }
 
+size_t pin_names(const char **out, size_t max)
+{
+	static const char *const layer[] = {"layers[a:b].recompute", "layers[a:b].stage", "stages[s].layers"};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0] && n < max; i++)
+		out[n++] = keys[i].name;
+	for (size_t i = 0; i < 3 && n < max; i++)
+		out[n++] = layer[i];
+	return n;
+}
+
 int pin_parse(const char *expr, pin_t *p, char *why, size_t n)
 {
 	memset(p, 0, sizeof *p);
@@ -153,11 +164,9 @@ int pin_parse(const char *expr, pin_t *p, char *why, size_t n)
 	if (!strncmp(key, "experts.", 8) || !strncmp(key, "attention.", 10) || !strncmp(key, "embedding.", 10))
 		return why_set(why, n, "pin '%s': operator-group pins are experts.ep, experts.etp, attention.tp, "
 				"attention.cp, attention.cp_kind and embedding.vocab_parallel", p->text);
-	const char *names[sizeof keys / sizeof keys[0] + 3] = {"layers[a:b].recompute", "layers[a:b].stage",
-		"stages[s].layers"};
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		names[i + 3] = keys[i].name;
-	const char *near = nearest_word(key, names, sizeof names / sizeof names[0]);
+	const char *names[sizeof keys / sizeof keys[0] + 3];
+	size_t nn = pin_names(names, sizeof names / sizeof names[0]);
+	const char *near = nearest_word(key, names, nn);
 	char hint[80] = "";
 	if (near)
 		snprintf(hint, sizeof hint, "; did you mean '%s'?", near);

@@ -236,6 +236,8 @@ void tui_prompt_open(tui_app *a, tui_prompt_kind kind, const char *label, const 
 	snprintf(a->prompt.label, sizeof a->prompt.label, "%s", label);
 	snprintf(a->prompt.buf, sizeof a->prompt.buf, "%s", init ? init : "");
 	a->prompt.len = (int)strlen(a->prompt.buf);
+	a->hist_pos = 0;
+	a->comp_active = 0;
 }
 
 void tui_save(tui_app *a, const char *path, int force)

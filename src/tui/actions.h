@@ -20,6 +20,8 @@ void tui_save(tui_app *a, const char *path, int force);
 void tui_open(tui_app *a, const char *path, int force);
 /* Open the preset picker: kind 0 models, 1 clusters. */
 void tui_pick_open(tui_app *a, int kind);
+/* Show only the picker's entries that contain its filter text (name or summary). */
+void tui_pick_filter(tui_app *a);
 /* Use the picker's selection. */
 void tui_pick_apply(tui_app *a);
 /* Find the themes on the search path (themes/NAME.yaml). */
@@ -40,7 +42,7 @@ void tui_commit_described(tui_app *a, const plan_t *p, const char *prefix);
 /* Drop an explicit stage split (and recompute ranges) that no longer matches the plan's
  * pp, vpp or layer count; returns 1 when something was dropped. */
 int tui_fix_split(plan_t *p);
-#define TUI_NCOMMANDS 26
+#define TUI_NCOMMANDS 27
 /* The ":" commands' names (for suggestions and completion). */
 extern const char *const tui_command_names[TUI_NCOMMANDS];
 /* Run a ":" command line. */

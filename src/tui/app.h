@@ -19,6 +19,7 @@
 #define TUI_MAX_PICK 256     /* presets listed by the model/cluster picker */
 #define TUI_LOG 200          /* messages kept for :messages */
 #define TUI_MSG_LEN 320
+#define TUI_HIST 50          /* ":" lines remembered */
 
 /* REVIEW: an ILP plan on trial in the panes (keep or discard); CANDS: the search's
  * candidates table; TEXT: the last recipe's output and error. */
@@ -46,7 +47,11 @@ typedef struct {
 
 typedef struct {
 	int kind;                /* 0 models, 1 clusters, 2 Lua recipes */
-	int n, sel, top;
+	int nall;                /* entries found */
+	int n, sel, top;         /* entries shown (matching the filter), selection, scroll */
+	int idx[TUI_MAX_PICK];   /* the shown entries' indices */
+	char filter[64];         /* typed text: entries whose name or summary contain it */
+	int typing;              /* a filter is being typed: j, k, g, G, q are letters */
 	char name[TUI_MAX_PICK][64];
 	char info[TUI_MAX_PICK][200];
 } tui_picker;
@@ -85,6 +90,11 @@ typedef struct tui_app {
 	unsigned char *log_kind;
 	int log_n, log_head;
 	tui_confirm confirm;          /* PROMPT_CONFIRM: what y does */
+	char hist[TUI_HIST][256];     /* ring of ":" lines (Up, Down) */
+	int hist_n, hist_head, hist_pos;
+	char hist_draft[256];         /* the line being typed when Up was first pressed */
+	int comp_active, comp_i;      /* Tab pressed last: stepping through matches of comp_base */
+	char comp_base[256];
 	char export_ok[1024];         /* an export file the user agreed to overwrite */
 	tui_mode mode;
 	tui_prompt prompt;
@@ -92,6 +102,7 @@ typedef struct tui_app {
 	int help_top;
 	int zoom;                     /* timeline: whole step instead of the first micro-batches */
 	int debug;                    /* debug line on */
+	int remember;                 /* write preference changes to the config file (prefs.h) */
 	/* terminal */
 	const struct tui_term_s *term; /* for theme colours; NULL before the screen opens */
 	int colors;                   /* 0 monochrome, else 8, 16 or 256 */

@@ -2,12 +2,16 @@
  * typing several values at once. */
 #include "core/nearest.h"
 #include "solve/pins.h"
+#include "io/paths.h"
 #include "tui/actions.h"
+#include "tui/clip.h"
+#include "tui/prefs.h"
 #include "tui/safety.h"
 #include "tui/tasks.h"
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Add a pin; a knob pin also sets the knob to the pinned value first. */
@@ -82,7 +86,42 @@ static void even_command(tui_app *a)
 
 const char *const tui_command_names[TUI_NCOMMANDS] = {"set", "write", "wq", "quit", "quit!", "edit", "edit!",
 	"open", "model", "cluster", "theme", "pin", "unpin", "undo", "redo", "messages", "help", "export", "export!",
-	"lua", "ilp", "search", "even", "w!", "q!", "e!"};
+	"lua", "ilp", "search", "even", "w!", "q!", "e!", "yank"};
+
+/* :yank (the strategy line) and :yank export (the text of the last export). */
+static void yank_command(tui_app *a, const char *what)
+{
+	if (!what[0] || !strcmp(what, "strategy")) {
+		char line[1200];
+		tui_strategy_line(a, line, sizeof line);
+		tui_copy(a, line, "the strategy");
+		return;
+	}
+	if (strcmp(what, "export")) {
+		tui_app_msg(a, MSG_ERROR, ":yank copies the strategy, :yank export the last export's text");
+		return;
+	}
+	if (!a->export_ok[0]) {
+		tui_app_msg(a, MSG_ERROR, "nothing exported yet (e exports)");
+		return;
+	}
+	char err[1200];
+	FILE *f = paths_fopen_regular(a->export_ok, NULL, err, sizeof err);
+	char *buf = f ? malloc(TUI_CLIP_MAX + 2) : NULL;
+	if (!buf) {
+		tui_app_msg(a, MSG_ERROR, "%s", f ? "out of memory" : err);
+		if (f)
+			fclose(f);
+		return;
+	}
+	size_t n = fread(buf, 1, TUI_CLIP_MAX + 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char what_s[1100];
+	snprintf(what_s, sizeof what_s, "%s", a->export_ok);
+	tui_copy(a, buf, what_s);
+	free(buf);
+}
 
 void tui_command(tui_app *a, const char *line)
 {
@@ -133,10 +172,8 @@ void tui_command(tui_app *a, const char *line)
 		else
 			tui_pick_open(a, cmd[0] == 'c');
 	} else if (!strcmp(cmd, "theme")) {
-		if (*rest)
-			tui_theme_use(a, rest);
-		else
-			tui_theme_next(a);
+		if (*rest ? !tui_theme_use(a, rest) : (tui_theme_next(a), 1))
+			tui_prefs_remember(a);
 	} else if (!strcmp(cmd, "pin")) {
 		pin_command(a, rest);
 	} else if (!strcmp(cmd, "unpin")) {
@@ -147,6 +184,8 @@ void tui_command(tui_app *a, const char *line)
 	} else if (!strcmp(cmd, "redo") || !strcmp(cmd, "red")) {
 		if (tui_app_redo(a))
 			tui_app_msg(a, MSG_ERROR, "nothing to redo");
+	} else if (!strcmp(cmd, "yank") || !strcmp(cmd, "y")) {
+		yank_command(a, rest);
 	} else if (!strcmp(cmd, "messages") || !strcmp(cmd, "mes")) {
 		tui_messages_show(a, COLS);
 	} else if (!strcmp(cmd, "help") || !strcmp(cmd, "h")) {
@@ -167,6 +206,6 @@ void tui_command(tui_app *a, const char *line)
 		if (near)
 			snprintf(hint, sizeof hint, "; did you mean ':%s'?", near);
 		tui_app_msg(a, MSG_ERROR, "unknown command ':%s'%s (set, w, w!, wq, q, q!, e, e!, model, cluster, theme, pin, "
-				"unpin, undo, redo, messages, export, lua, ilp, search, even, help)", cmd, hint);
+				"unpin, undo, redo, messages, yank, export, lua, ilp, search, even, help)", cmd, hint);
 	}
 }

@@ -29,6 +29,7 @@ static const tui_binding table[] = {
 	{{'t'}, 0, 0, "t", ACT_THEME, "next colour theme"},
 	{{'z'}, 0, 0, "z", ACT_ZOOM, "timeline: first micro-batches / whole step"},
 	{{'D'}, 0, 0, "D", ACT_DEBUG, "debug line with the frame timer"},
+	{{'y'}, 0, 0, "y", ACT_COPY, "copy the strategy line to the clipboard (OSC 52: SSH, tmux)"},
 	{{'M'}, 0, 0, "M", ACT_MESSAGE, "the last message in full (:messages lists them all)"},
 	{{'?', KEY_F(1)}, 0, 0, "?, F1", ACT_HELP, "this help"},
 	{{':'}, 0, 0, ":", ACT_COMMAND, "command line (:set tp=8, :w FILE, :q)"},

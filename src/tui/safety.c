@@ -121,9 +121,9 @@ void tui_confirm_key(tui_app *a, int key)
 	tui_confirm c = a->confirm;
 	a->mode = MODE_NORMAL;
 	if (c.kind == CONFIRM_RECOVER) {
-		if (key == 'y' || key == 'Y') {
+		if (key == 'y') {
 			recover(a, c.path);
-		} else if (key == 'd' || key == 'D') {
+		} else if (key == 'd') {
 			unlink(c.path);
 			tui_app_msg(a, MSG_INFO, "deleted %s", c.path);
 		} else {

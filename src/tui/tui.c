@@ -5,6 +5,7 @@
 #include "tui/actions.h"
 #include "tui/input.h"
 #include "tui/job.h"
+#include "tui/prefs.h"
 #include "tui/safety.h"
 #include "tui/tasks.h"
 #include "tui/term.h"
@@ -52,8 +53,9 @@ static int split_options(int argc, char **argv, tui_opts *t, char **rest, int *n
 	return 0;
 }
 
-/* The theme to start with: the one asked for, else dark, else the built-in one. */
-static void first_theme(tui_app *a, const char *want)
+/* The theme to start with: the one asked for, else dark, else the built-in one. 0 when
+ * the one asked for is used. */
+static int first_theme(tui_app *a, const char *want)
 {
 	tui_themes_scan(a);
 	int ok = -1;
@@ -63,6 +65,7 @@ static void first_theme(tui_app *a, const char *want)
 		tui_theme_use(a, "builtin");
 	if (!want || !ok)
 		a->msg_kind = MSG_NONE; /* no "theme dark" message at start */
+	return ok;
 }
 
 /* A theme that does not exist is an error before anything else, with the words of
@@ -177,7 +180,19 @@ int tui_run(int argc, char **argv, const paths_t *paths)
 	a.utf8 = !t.ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
 	a.g = tui_glyphs_get(a.utf8);
 	a.job_delay_ms = tui_job_delay_parse(getenv(TUI_JOB_DELAY_ENV));
-	first_theme(&a, t.theme);
+	/* remembered preferences: the theme unless --theme names one, the timeline's zoom */
+	tui_prefs prefs;
+	char warn[600];
+	int prc = tui_prefs_load(&prefs, warn, sizeof warn);
+	const char *want = t.theme ? t.theme : prefs.theme[0] ? prefs.theme : NULL;
+	if (first_theme(&a, want) && want && !t.theme) /* a remembered theme that is gone */
+		snprintf(warn, sizeof warn, "config: no theme '%s' any more; using %s", prefs.theme, a.theme.name);
+	else if (!prc)
+		warn[0] = 0;
+	a.zoom = prefs.zoom;
+	a.remember = 1;
+	if (warn[0])
+		tui_app_msg(&a, MSG_ERROR, "%s", warn);
 	if (why[0])
 		tui_app_msg(&a, MSG_ERROR, "invalid strategy: %s", why);
 	tui_recover_offer(&a);
