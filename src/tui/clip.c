@@ -25,8 +25,8 @@ size_t tui_osc52(char *out, size_t n, const char *text, size_t len, int tmux)
 {
 	size_t b64 = (len + 2) / 3 * 4;
 	/* plain: ESC ] 52 ; c ; ... BEL (8 + b64); wrapped: ESC P tmux ; (7) ESC ESC ] 52 ; c ;
-	 * (9) ... BEL ESC \ (3) */
-	size_t need = 8 + b64 + (tmux ? 19 + b64 : 0) + 1;
+	 * (8) ... BEL ESC \ (3) */
+	size_t need = 8 + b64 + (tmux ? 18 + b64 : 0) + 1;
 	if (n < need) {
 		if (n)
 			out[0] = 0;
@@ -38,8 +38,8 @@ size_t tui_osc52(char *out, size_t n, const char *text, size_t len, int tmux)
 	out[o++] = '\a';
 	if (tmux) {
 		/* tmux passes a DCS "tmux;" body through to the outer terminal, ESCs doubled */
-		memcpy(out + o, "\033Ptmux;\033\033]52;c;", 16);
-		o += 16;
+		memcpy(out + o, "\033Ptmux;\033\033]52;c;", 15);
+		o += 15;
 		memcpy(out + o, out + 7, b64);
 		o += b64;
 		memcpy(out + o, "\a\033\\", 3);
