@@ -40,3 +40,11 @@ void units_rate(double v, char *out, size_t n)
 	else
 		sig4(out, n, v, "");
 }
+
+void units_count(double v, char *out, size_t n)
+{
+	if (v < 999.5)
+		snprintf(out, n, "%.0f", v);
+	else
+		units_rate(v, out, n);
+}

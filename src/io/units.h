@@ -11,5 +11,7 @@
 void units_time(double s, char *out, size_t n);
 /* A rate as "425.4k", "5.294M", "812.0" (the caller adds the unit: tokens/s). */
 void units_rate(double v, char *out, size_t n);
+/* A count: "812" below a thousand, else as units_rate ("1.070M"). */
+void units_count(double v, char *out, size_t n);
 
 #endif

@@ -42,7 +42,7 @@ void tui_commit_described(tui_app *a, const plan_t *p, const char *prefix);
 /* Drop an explicit stage split (and recompute ranges) that no longer matches the plan's
  * pp, vpp or layer count; returns 1 when something was dropped. */
 int tui_fix_split(plan_t *p);
-#define TUI_NCOMMANDS 27
+#define TUI_NCOMMANDS 28
 /* The ":" commands' names (for suggestions and completion). */
 extern const char *const tui_command_names[TUI_NCOMMANDS];
 /* Run a ":" command line. */

@@ -29,11 +29,11 @@ typedef enum {
 	PROMPT_COMMAND, PROMPT_VALUE, PROMPT_OPEN, PROMPT_SAVE, PROMPT_TARGET, PROMPT_EXPORT, PROMPT_CONFIRM
 } tui_prompt_kind;
 /* What a y at PROMPT_CONFIRM does. */
-typedef enum { CONFIRM_SAVE, CONFIRM_EXPORT, CONFIRM_RECOVER } tui_confirm_kind;
+typedef enum { CONFIRM_SAVE, CONFIRM_EXPORT } tui_confirm_kind;
 
 typedef struct {
 	tui_confirm_kind kind;
-	char path[1200];         /* the file to overwrite, or the recovery file */
+	char path[1200];         /* the file to overwrite */
 	int target, force;       /* CONFIRM_EXPORT: export target and :export! */
 } tui_confirm;
 typedef enum { MSG_NONE, MSG_INFO, MSG_ERROR } tui_msg_kind;

@@ -86,7 +86,7 @@ static void even_command(tui_app *a)
 
 const char *const tui_command_names[TUI_NCOMMANDS] = {"set", "write", "wq", "quit", "quit!", "edit", "edit!",
 	"open", "model", "cluster", "theme", "pin", "unpin", "undo", "redo", "messages", "help", "export", "export!",
-	"lua", "ilp", "search", "even", "w!", "q!", "e!", "yank"};
+	"lua", "ilp", "search", "even", "w!", "q!", "e!", "yank", "recover"};
 
 /* :yank (the strategy line) and :yank export (the text of the last export). */
 static void yank_command(tui_app *a, const char *what)
@@ -184,6 +184,8 @@ void tui_command(tui_app *a, const char *line)
 	} else if (!strcmp(cmd, "redo") || !strcmp(cmd, "red")) {
 		if (tui_app_redo(a))
 			tui_app_msg(a, MSG_ERROR, "nothing to redo");
+	} else if (!strcmp(cmd, "recover")) {
+		tui_recover_command(a, rest);
 	} else if (!strcmp(cmd, "yank") || !strcmp(cmd, "y")) {
 		yank_command(a, rest);
 	} else if (!strcmp(cmd, "messages") || !strcmp(cmd, "mes")) {
@@ -206,6 +208,6 @@ void tui_command(tui_app *a, const char *line)
 		if (near)
 			snprintf(hint, sizeof hint, "; did you mean ':%s'?", near);
 		tui_app_msg(a, MSG_ERROR, "unknown command ':%s'%s (set, w, w!, wq, q, q!, e, e!, model, cluster, theme, pin, "
-				"unpin, undo, redo, messages, yank, export, lua, ilp, search, even, help)", cmd, hint);
+				"unpin, undo, redo, messages, yank, recover, export, lua, ilp, search, even, help)", cmd, hint);
 	}
 }

@@ -71,16 +71,23 @@ void tui_recover_forget(tui_app *a)
 		unlink(path);
 }
 
+/* The plan's recovery file into path when there is one; 1, else 0. */
+static int recovery_exists(const tui_app *a, char *path, size_t n)
+{
+	struct stat st;
+	return !tui_recover_path(a->save_path, path, n) && !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
 void tui_recover_offer(tui_app *a)
 {
 	char path[1200];
-	struct stat st;
-	if (tui_recover_path(a->save_path, path, sizeof path) || stat(path, &st) || !S_ISREG(st.st_mode))
-		return;
-	tui_confirm_ask(a, CONFIRM_RECOVER, path, 0, 0);
+	/* a message, not a question: the keys typed next are never taken as an answer */
+	if (recovery_exists(a, path, sizeof path))
+		tui_app_msg(a, MSG_ERROR, "unsaved changes of an interrupted session are in %s: :recover restores them, "
+				":recover delete removes the file", path);
 }
 
-/* y at the recovery question: the recovered plan replaces the file's (undoable, unsaved). */
+/* The recovered plan replaces the file's (undoable, unsaved). */
 static void recover(tui_app *a, const char *path)
 {
 	plan_t *p = malloc(sizeof *p);
@@ -101,6 +108,23 @@ static void recover(tui_app *a, const char *path)
 	unlink(path);
 }
 
+void tui_recover_command(tui_app *a, const char *arg)
+{
+	char path[1200];
+	if (!recovery_exists(a, path, sizeof path)) {
+		tui_app_msg(a, MSG_ERROR, "no recovery file for this plan (%s)", path);
+		return;
+	}
+	if (!arg[0]) {
+		recover(a, path);
+	} else if (!strcmp(arg, "delete")) {
+		unlink(path);
+		tui_app_msg(a, MSG_INFO, "deleted %s", path);
+	} else {
+		tui_app_msg(a, MSG_ERROR, ":recover restores the unsaved changes, :recover delete removes the file");
+	}
+}
+
 void tui_confirm_ask(tui_app *a, tui_confirm_kind kind, const char *path, int target, int force)
 {
 	a->confirm.kind = kind;
@@ -108,11 +132,7 @@ void tui_confirm_ask(tui_app *a, tui_confirm_kind kind, const char *path, int ta
 	a->confirm.force = force;
 	snprintf(a->confirm.path, sizeof a->confirm.path, "%s", path);
 	char label[1200];
-	if (kind == CONFIRM_RECOVER)
-		snprintf(label, sizeof label, "unsaved changes from an interrupted session: recover them (y), "
-				"later (n), delete %.1000s (d)? ", path);
-	else
-		snprintf(label, sizeof label, "%.1100s exists: overwrite it? (y/n) ", path);
+	snprintf(label, sizeof label, "%.1100s exists: overwrite it? (y/n) ", path);
 	tui_prompt_open(a, PROMPT_CONFIRM, label, "");
 }
 
@@ -120,17 +140,6 @@ void tui_confirm_key(tui_app *a, int key)
 {
 	tui_confirm c = a->confirm;
 	a->mode = MODE_NORMAL;
-	if (c.kind == CONFIRM_RECOVER) {
-		if (key == 'y') {
-			recover(a, c.path);
-		} else if (key == 'd') {
-			unlink(c.path);
-			tui_app_msg(a, MSG_INFO, "deleted %s", c.path);
-		} else {
-			tui_app_msg(a, MSG_INFO, "kept %s for later (strata offers it again on the next start)", c.path);
-		}
-		return;
-	}
 	if (key != 'y' && key != 'Y') {
 		tui_app_msg(a, MSG_INFO, "not overwritten: %s", c.path);
 		return;

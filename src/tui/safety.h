@@ -13,8 +13,10 @@ int tui_recover_path(const char *plan_path, char *out, size_t n);
 int tui_recover_write(tui_app *a, char *path, size_t n, char *err, size_t errlen);
 /* Remove the plan's recovery file (after a save made it stale). */
 void tui_recover_forget(tui_app *a);
-/* When the plan has a recovery file, ask whether to recover it (y), keep it (n), delete it (d). */
+/* When the plan has a recovery file, say so on the message line (:recover restores it). */
 void tui_recover_offer(tui_app *a);
+/* :recover (restore the recovery file as an unsaved change) and :recover delete. */
+void tui_recover_command(tui_app *a, const char *arg);
 /* Open the y/n question of a kind about path (export: its target and :export!). */
 void tui_confirm_ask(tui_app *a, tui_confirm_kind kind, const char *path, int target, int force);
 /* The answer to the open question. */

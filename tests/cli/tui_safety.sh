@@ -127,11 +127,12 @@ check "Ctrl-C: .a.yaml.strata-recover beside the plan" [ -s "$T/w/.a.yaml.strata
 check "Ctrl-C: says where" grep -Fq ".a.yaml.strata-recover" "$T/stderr"
 check "Ctrl-C: a.yaml untouched" cmp -s "$T/w/a.yaml" "$T/a.orig"
 tui_start 80 24 -- a.yaml
-tcheck "restart: offers the recovery file" wait_for "recover them (y)"
-keys y
-tcheck "y: recovered" wait_for "recovered the unsaved changes"
-tcheck "y: [+] (not saved yet)" has_plus
-check "y: the recovery file is gone (its changes are in the session)" [ ! -e "$T/w/.a.yaml.strata-recover" ]
+tcheck "restart: offers the recovery file" wait_for "interrupted session are in"
+typed ":recover"
+keys Enter
+tcheck ":recover: recovered" wait_for "recovered the unsaved changes"
+tcheck ":recover: [+] (not saved yet)" has_plus
+check ":recover: the recovery file is gone (its changes are in the session)" [ ! -e "$T/w/.a.yaml.strata-recover" ]
 keys w
 tcheck "w: saved" wait_for "saved a.yaml"
 "$STRATA" eval "$T/w/a.yaml" --json >"$T/w/a.json" 2>/dev/null
@@ -153,10 +154,13 @@ tcheck "SIGHUP: exits" wait_exit
 check "SIGHUP: exit 129" [ "$EXIT_RC" = 129 ]
 check "SIGHUP: .b.yaml.strata-recover" [ -s "$T/w/.b.yaml.strata-recover" ]
 tui_start 80 24 -- b.yaml
-tcheck "restart after SIGHUP: offers it" wait_for "recover them (y)"
-keys d
-tcheck "d: deleted" wait_for "deleted"
-check "d: the recovery file is gone" [ ! -e "$T/w/.b.yaml.strata-recover" ]
+tcheck "restart after SIGHUP: offers it" wait_for "interrupted session are in"
+keys j
+check "the offer takes no key: j moves the selection" eval 'screen | grep -Eq "▸  tp"'
+typed ":recover delete"
+keys Enter
+tcheck ":recover delete: deleted" wait_for "deleted"
+check ":recover delete: the recovery file is gone" [ ! -e "$T/w/.b.yaml.strata-recover" ]
 keys q
 wait_exit
 check "no unsaved changes: q quits at once, exit 0" [ "$EXIT_RC" = 0 ]

@@ -48,6 +48,11 @@ int main(void)
 	rate_is(5.294e6, "5.294M");
 	rate_is(812, "812.0");
 	rate_is(999999, "1.000M");
+	char c[16];
+	units_count(812, c, sizeof c);
+	CHECK(!strcmp(c, "812"), "units_count(812) = '812'");
+	units_count(1069728, c, sizeof c);
+	CHECK(!strcmp(c, "1.070M"), "units_count(1069728) = '1.070M'");
 	near_is("evl", "eval");
 	near_is("serch", "search");
 	near_is("sarech", "search");
