@@ -4,6 +4,7 @@
  * differ in shape (a vision encoder in front of a decoder, interleaved dense and MoE layers)
  * lists them as `blocks`, the YAML form of strata.layers, which plan files are saved in. */
 #include "io/plan.h"
+#include "core/nearest.h"
 #include "io/text.h"
 #include "io/ydoc.h"
 
@@ -171,6 +172,20 @@ static int set_split_offload(strategy_t *s, const char *key, const char *val, ch
 	return -2;
 }
 
+/* What plan_set takes (and the strategy block's keys), for suggestions and completion. */
+static const char *const set_keys[] = {"dp", "tp", "pp", "vpp", "cp", "ep", "etp", "zero", "micro_batch",
+	"global_batch", "seq_length", "sp", "recompute", "schedule", "precision", "flash_attention", "cp_kind",
+	"framework", "tp_comm_overlap", "vocab_parallel", "recompute_layers", "recompute_modules",
+	"moe_capacity_factor", "exp_avg_dtype", "exp_avg_sq_dtype", "main_grads_dtype", "main_params_dtype",
+	"stage_layers", "first_stage_layers", "last_stage_layers", "account_for_embedding",
+	"account_for_loss", "optimizer_offload", "activation_offload", "devices", "budget_gib", "mbs", "gbs", "seq", "budget"};
+
+const char *const *plan_set_keys(size_t *n)
+{
+	*n = sizeof set_keys / sizeof set_keys[0];
+	return set_keys;
+}
+
 /* One strategy assignment; returns 0, -1 bad value, -2 unknown key. */
 static int strat_set(strategy_t *s, const char *key, const char *val, char *err, size_t n)
 {
@@ -229,11 +244,15 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 		return rc;
 	if (!strcmp(key, "framework"))
 		return set_enum(&s->framework, key, val, strat_parse_framework, "auto, megatron, torchtitan, deepspeed", err, n);
-	snprintf(err, n, "unknown strategy key '%s' (known: dp tp pp vpp cp ep etp zero micro_batch "
+	const char *near = nearest_word(key, set_keys, sizeof set_keys / sizeof set_keys[0]);
+	char hint[80] = "";
+	if (near)
+		snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+	snprintf(err, n, "unknown strategy key '%s'%s (known: dp tp pp vpp cp ep etp zero micro_batch "
 			"global_batch seq_length sp recompute schedule precision flash_attention cp_kind "
 			"framework tp_comm_overlap vocab_parallel recompute_layers recompute_modules moe_capacity_factor "
 			"exp_avg_dtype exp_avg_sq_dtype main_grads_dtype main_params_dtype stage_layers first_stage_layers "
-			"last_stage_layers account_for_embedding account_for_loss optimizer_offload activation_offload)", key);
+			"last_stage_layers account_for_embedding account_for_loss optimizer_offload activation_offload)", key, hint);
 	return -2;
 }
 

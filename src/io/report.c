@@ -1,5 +1,6 @@
 /* report.c - table, JSON and CSV views of an evaluation. No formula lives here. */
 #include "io/report.h"
+#include "io/units.h"
 #include "io/text.h"
 #include "core/framework.h"
 
@@ -233,18 +234,21 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 	fprintf(f, "  (allocated bytes; as reserved by the allocator %.2f GiB, in nvidia-smi %.2f GiB)\n",
 			eval_mem_convention(&p->cluster, r->peak_bytes / GIB, EVAL_MEM_RESERVED),
 			eval_mem_convention(&p->cluster, r->peak_bytes / GIB, EVAL_MEM_NVIDIA_SMI));
-	fprintf(f, "\nstep time %.4g s\n", r->step);
+	char t[32], rate[32];
+	units_time(r->step, t, sizeof t);
+	fprintf(f, "\nstep time %s\n", t);
 	eval_part parts[EVAL_NPARTS];
 	eval_step_parts(r, parts);
 	for (int i = 0; i < EVAL_NPARTS; i++) {
 		if (parts[i].s <= 0 && i > 0)
 			continue;
-		fprintf(f, "  %-10s %10.4g s %5.1f%% ", parts[i].name, parts[i].s, 100 * parts[i].s / r->step);
+		units_time(parts[i].s, t, sizeof t);
+		fprintf(f, "  %-10s %10s %5.1f%% ", parts[i].name, t, 100 * parts[i].s / r->step);
 		bar(f, parts[i].s / r->step, 30);
 		fputc('\n', f);
 	}
-	fprintf(f, "\nthroughput %.4g tokens/s   MFU %.1f%%   HFU %.1f%%\n", r->tokens_per_s, 100 * r->mfu,
-			100 * r->hfu);
+	units_rate(r->tokens_per_s, rate, sizeof rate);
+	fprintf(f, "\nthroughput %s tokens/s   MFU %.1f%%   HFU %.1f%%\n", rate, 100 * r->mfu, 100 * r->hfu);
 }
 
 int report_compare_rows(const eval_result *ref, const eval_result *c, report_diff out[REPORT_DIFF_ROWS])

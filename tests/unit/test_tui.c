@@ -88,7 +88,7 @@ static void test_start(void)
 {
 	if (play("", screen) < 0)
 		return;
-	CHECK(strstr(screen, " strata | Llama-3-70B") != NULL, "header: model");
+	CHECK(strstr(screen, " strata | default plan | Llama-3-70B") != NULL, "header: model");
 	CHECK(strstr(screen, "DGX H100 512xH100-SXM5-80GB") != NULL, "header: cluster and devices");
 	CHECK(strstr(screen, " Strategy") && strstr(screen, " Allocated GiB") && strstr(screen, " Step ") &&
 			strstr(screen, " Timeline 1f1b"), "all panes present at 80x24");
@@ -103,7 +103,7 @@ static void test_start(void)
 	CHECK(strstr(screen, "MFU") && strstr(screen, "HFU") && strstr(screen, "tok/s"), "MFU, HFU, tokens/s");
 	CHECK(strstr(screen, "compute") && strstr(screen, "bubble") && strstr(screen, "tp comm"), "time breakdown rows");
 	CHECK(strstr(screen, " s0  F") && strstr(screen, " s3  ."), "timeline lanes: stage 0 starts with F, stage 3 idles");
-	CHECK(strstr(screen, "W weights G grads") != NULL, "memory legend (ASCII glyphs)");
+	CHECK(strstr(screen, "P params G grads") != NULL, "memory legend (ASCII glyphs)");
 }
 
 static void test_step(void)
@@ -194,7 +194,7 @@ static void test_help(void)
 	/* more bindings than rows at 80x24: the first page and the page scrolled to the end */
 	static char rest[SCREEN];
 	play("?", screen);
-	play("?jjjjjjjjjjjjjjjjjjjjjjjjjjjjjj", rest);
+	play("?jjjjjjjjjjjjjjjjjjjj", rest); /* lines 21-43: the last bindings, the commands */
 	int nb, all = 1;
 	const tui_binding *b = tui_bindings(&nb);
 	for (int i = 0; i < nb; i++)
