@@ -280,23 +280,32 @@ void tui_save(tui_app *a, const char *path, int force)
 		tui_app_msg(a, MSG_ERROR, "saved %s, but its strategy is invalid: %s", file, a->cur_why);
 }
 
+plan_t *tui_load_plan(tui_app *a, const char *path, const char *what)
+{
+	plan_t *p = malloc(sizeof *p);
+	char err[1024];
+	if (!p) {
+		tui_app_msg(a, MSG_ERROR, "out of memory");
+		return NULL;
+	}
+	if (plan_load_file(p, path, a->paths, err, sizeof err)) {
+		tui_app_msg(a, MSG_ERROR, "%s%s", what, err);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
 void tui_open(tui_app *a, const char *path, int force)
 {
 	if (a->dirty && !force) {
 		tui_app_msg(a, MSG_ERROR, "unsaved changes: w saves them, :e! %s opens it and drops them", path);
 		return;
 	}
-	plan_t *p = malloc(sizeof *p);
+	plan_t *p = tui_load_plan(a, path, "");
 	char err[1024];
-	if (!p) {
-		tui_app_msg(a, MSG_ERROR, "out of memory");
+	if (!p)
 		return;
-	}
-	if (plan_load_file(p, path, a->paths, err, sizeof err)) {
-		tui_app_msg(a, MSG_ERROR, "%s", err);
-		free(p);
-		return;
-	}
 	int resolved = !strat_resolve(&p->strategy, p->devices, err, sizeof err);
 	/* a new file starts a new history: u never brings back another file's plan */
 	tui_app_reset(a, p);

@@ -18,6 +18,9 @@ void tui_save(tui_app *a, const char *path, int force);
 /* Load a plan file in place of the current one, with a history of its own; refused while
  * there are unsaved changes unless force (:e!). */
 void tui_open(tui_app *a, const char *path, int force);
+/* A newly allocated plan loaded from path, or NULL after saying why on the message line,
+ * the reason after `what` ("" or e.g. "not recovered: "). */
+plan_t *tui_load_plan(tui_app *a, const char *path, const char *what);
 /* Open the preset picker: kind 0 models, 1 clusters. */
 void tui_pick_open(tui_app *a, int kind);
 /* Show only the picker's entries that contain its filter text (name or summary). */

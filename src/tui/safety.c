@@ -90,17 +90,10 @@ void tui_recover_offer(tui_app *a)
 /* The recovered plan replaces the file's (undoable, unsaved). */
 static void recover(tui_app *a, const char *path)
 {
-	plan_t *p = malloc(sizeof *p);
+	plan_t *p = tui_load_plan(a, path, "not recovered: ");
 	char err[1024];
-	if (!p) {
-		tui_app_msg(a, MSG_ERROR, "out of memory");
+	if (!p)
 		return;
-	}
-	if (plan_load_file(p, path, a->paths, err, sizeof err)) {
-		tui_app_msg(a, MSG_ERROR, "not recovered: %s", err);
-		free(p);
-		return;
-	}
 	snprintf(p->path, sizeof p->path, "%s", a->plan->path);
 	strat_resolve(&p->strategy, p->devices, err, sizeof err); /* dp is derived, not written */
 	tui_commit_described(a, p, "recovered the unsaved changes (u undoes, w saves them)");
