@@ -34,6 +34,7 @@ static void usage(FILE *f)
 		"  --moe-capacity-factor CF  tokens of the busiest expert rank over the mean (default 1)\n"
 		"  --exp-avg-dtype --exp-avg-sq-dtype fp32|fp16|bf16|fp8  --main-grads-dtype fp32|bf16\n"
 		"  --main-params-dtype fp32|fp16   optimizer states' dtypes (Megatron's precision-aware optimizer)\n"
+		"  --loss-fusion true|false  the framework's fused cross entropy   --fp8-cache none|deepseek\n"
 		"  --precision bf16|fp16|fp8  --cp-kind ring|ulysses  --tp-overlap  --budget GIB  --pin EXPR\n"
 		"  --framework auto|megatron|torchtitan   whose selective recompute, TP overlap and loss to price\n"
 		"                            (auto: torchtitan under --zero 3, Megatron-LM otherwise)\n"

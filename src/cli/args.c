@@ -40,7 +40,7 @@ int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd)
 		{"--cp-kind", "cp_kind"}, {"--framework", "framework"}, {"--recompute-modules", "recompute_modules"},
 		{"--moe-capacity-factor", "moe_capacity_factor"}, {"--exp-avg-dtype", "exp_avg_dtype"},
 		{"--exp-avg-sq-dtype", "exp_avg_sq_dtype"}, {"--main-grads-dtype", "main_grads_dtype"},
-		{"--main-params-dtype", "main_params_dtype"},
+		{"--main-params-dtype", "main_params_dtype"}, {"--fp8-cache", "fp8_cache"}, {"--loss-fusion", "loss_fusion"},
 	};
 	memset(o, 0, sizeof *o);
 	for (int i = first; i < argc; i++) {

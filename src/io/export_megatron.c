@@ -12,7 +12,8 @@
  * --cp-comm-type p2p|a2a, --expert-model-parallel-size, --expert-tensor-parallel-size,
  * --sequence-parallel, --use-distributed-optimizer, --use-megatron-fsdp with
  * --data-parallel-sharding-strategy, --recompute-granularity/-method/-num-layers,
- * --fp8-format, --attention-backend, --tp-comm-overlap, and the model-shape flags. */
+ * --fp8-format, --attention-backend, --tp-comm-overlap, --cross-entropy-loss-fusion,
+ * --cross-entropy-fusion-impl, and the model-shape flags. */
 #include "io/export_int.h"
 
 #include <stdarg.h>
@@ -383,6 +384,8 @@ int export_megatron(FILE *f, const export_facts *x)
 			add(w, "--fp8-format hybrid");
 	}
 	add(w, "--attention-backend %s", s->flash ? "flash" : "unfused");
+	if (s->loss_fusion) /* TE's kernel: the one priced (core/framework.c) */
+		add(w, "--cross-entropy-loss-fusion --cross-entropy-fusion-impl te");
 
 	int rc = w->failed ? -1 : 0;
 	if (!rc) {
