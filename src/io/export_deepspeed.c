@@ -70,6 +70,7 @@ static void limits(export_notes *ns, const export_facts *x, int *autotp, int *ul
 				"gradient_checkpointing_enable()); activation_checkpointing configures it");
 	export_opt_fp32_only(ns, s, "strata writes DeepSpeed's optimizer with fp32 states (bf16_optimizer_states "
 			"is not modelled)");
+	export_kernel_notes(ns, s, FW_DEEPSPEED);
 	export_note(ns, "model shape and attention kernel (flash_attention %s) come from the model code",
 			s->flash ? "true" : "false");
 }

@@ -334,6 +334,7 @@ static void parallel_flags(work *w, const export_facts *x)
 		export_note(&w->notes, "ZeRO-%d: Megatron-FSDP, which only saves fsdp_dtensor checkpoints", s->zero);
 	}
 	optimizer_flags(w, s);
+	export_kernel_notes(&w->notes, s, FW_MEGATRON);
 	if (s->dp > 1) {
 		add(w, "--overlap-grad-reduce");
 		if (s->zero >= 1)

@@ -110,6 +110,7 @@ int export_torchtitan(FILE *f, const export_facts *x)
 	if (!s->flash)
 		export_note(ns, "not expressible: flash_attention false; the model picks its attention kernel");
 	export_opt_fp32_only(ns, s, "torch.optim's AdamW keeps its state in the dtype of FSDP2's fp32 shards");
+	export_kernel_notes(ns, s, FW_TORCHTITAN);
 	int split_ok = 1;
 	for (int c = 0; c < x->nstages; c++)
 		split_ok &= x->stage_layers[c] > 0;

@@ -128,6 +128,9 @@ static int sample(strategy_t *s)
 		uint32_t d = rnd(ODT_COUNT);
 		s->opt_dt[k] = (uint8_t)(strat_opt_dtypes(k) >> d & 1 ? d : ODT_BF16 * (k != OPT_MAIN_PARAMS));
 	}
+	/* now and then the fused loss, and in fp8 DeepSeek-V3's activation caching */
+	s->loss_fusion = rnd(8) == 0;
+	s->fp8_cache = s->precision == PREC_FP8 && rnd(4) == 0 ? FP8C_DEEPSEEK : FP8C_NONE;
 	plan.devices = 1024;
 	s->dp = 0;
 	return strat_resolve(s, plan.devices, NULL, 0) ||
