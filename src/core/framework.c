@@ -75,6 +75,10 @@ const fw_caps fw_table[FW_COUNT] = {
 		 * saves the fp32 copy, as the unfused loss does.) */
 		.fused_logit_bytes = 2.0, .fused_loss_why = "",
 		.fp8_cache = BIT(FP8C_NONE),
+		/* --scatter-gather-tensors-in-pipeline, on by default (Narayanan et al. 2021, sec. 4.1) */
+		.pp_scatter = true,
+		/* DistributedDataParallelConfig.bucket_size: max(40M, 1M x dp) parameters */
+		.dp_bucket = 4e7, .dp_bucket_rank = 1e6,
 		.fp8_saved_inputs = true, /* Transformer Engine's fp8 Linear */
 		.fsdp_pp_unsharded = false,
 		/* --use-precision-aware-optimizer: TE's FusedAdam, with the distributed optimizer */
@@ -91,6 +95,8 @@ const fw_caps fw_table[FW_COUNT] = {
 		.logit_bytes = 10.0, .sdpa_attention = true, .per_op_sac = true, .tp_bwd_serial = true,
 		.fused_logit_bytes = 0, .fused_loss_why = " (its loss is cross_entropy(pred.float(), labels))",
 		.fp8_cache = BIT(FP8C_NONE),
+		.pp_scatter = false, /* torch.distributed.pipelining sends each rank's local tensor */
+		.dp_bucket = 0, .dp_bucket_rank = 0, /* FSDP2 reduces one transformer block at a time */
 		.fp8_saved_inputs = false, /* torchao's Float8Linear saves the 16-bit input */
 		.fsdp_pp_unsharded = true, /* FSDP2 + torch.distributed.pipelining */
 		.opt_remainders = false, .opt_dtypes = {1, 1, 1, 1}, .opt_zero = 0,
@@ -108,6 +114,10 @@ const fw_caps fw_table[FW_COUNT] = {
 		.fused_logit_bytes = 0, .fused_loss_why = " (the loss is the model code's; a Liger-style kernel is no DeepSpeed "
 			"config key)",
 		.fp8_cache = BIT(FP8C_NONE),
+		/* PipelineEngine partitions activations over the model-parallel group
+		 * (is_pipe_partitioned, PartitionedTensor) and gathers them after the receive */
+		.pp_scatter = true,
+		.dp_bucket = 5e8, .dp_bucket_rank = 0, /* zero_optimization.reduce_bucket_size default */
 		.fp8_saved_inputs = false, .fsdp_pp_unsharded = false,
 		.opt_remainders = false, .opt_dtypes = {1, 1, 1, 1}, .opt_zero = 0,
 		.opt_why = " (strata prices DeepSpeed's ZeRO optimizers with fp32 states; its bf16_optimizer_states and "
