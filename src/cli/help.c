@@ -49,6 +49,8 @@ static const cli_optdoc table[] = {
 	{"--account-for-loss", NULL, NULL, "off", STRAT, "count the loss as a layer in the pipeline split"},
 	{"--optimizer-offload", "0..1", "optimizer_offload", "0", STRAT, "fraction of the optimizer states kept on the host"},
 	{"--activation-offload", "N", "activation_offload", "0", STRAT, "layers whose activations are offloaded to the host"},
+	{"--loss-fusion", "true|false", "loss_fusion", "false", STRAT, "the framework's fused cross entropy (Megatron + TE: 2 bytes per logit)"},
+	{"--fp8-cache", "none|deepseek", "fp8_cache", "none", STRAT, "DeepSeek-V3's fp8 activation caching (fp8 runs)"},
 	{"--framework", "auto|megatron|torchtitan|deepspeed", "framework", "auto", STRAT,
 		"whose recompute, TP overlap and loss to price (auto: torchtitan under --zero 3, else Megatron-LM)"},
 	{"--budget", "GIB", "budget", "cluster's", STRAT, "memory budget per device"},

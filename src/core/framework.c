@@ -14,7 +14,11 @@
  *   --account-for-embedding/loss-in-pipeline-split or --pipeline-model-parallel-layout;
  *   --tp-comm-overlap needs --sequence-parallel; fp16 is refused with expert parallelism; the embedding and output layer are always split
  *   over TP; one dense and one MoE layer shape per model (the flags describe one each).
- *   Loss: the vocab-parallel cross entropy keeps bf16 logits and one fp32 copy.
+ *   Loss: the vocab-parallel cross entropy keeps bf16 logits and one fp32 copy;
+ *   --cross-entropy-loss-fusion --cross-entropy-fusion-impl te (plan key loss_fusion)
+ *   keeps only the bf16 logits, overwritten with their gradient. fp8 activations: TE's
+ *   saved fp8 GEMM inputs, in every --fp8-recipe; DeepSeek-V3's own caching (plan key
+ *   fp8_cache deepseek) is not among Megatron's options.
  *   Optimizer: --use-precision-aware-optimizer (megatron/core/optimizer/optimizer_config.py)
  *   stores Adam's moments in fp32, fp16, bf16 or fp8 (--exp-avg-dtype, --exp-avg-sq-dtype),
  *   main grads in fp32 or bf16, main params in fp32 or fp16, through Transformer Engine's
@@ -67,6 +71,13 @@ const fw_caps fw_table[FW_COUNT] = {
 		.vpp = true, .uneven = true, .empty_stage = true, .rc_block = true, .rc_modules = true, .sp_off = true, .sp_on = true,
 		.tp_overlap = true, .etp = true, .unfused_attention = true, .mtp = true, .mixed_layers = false,
 		.logit_bytes = 6.0, .sdpa_attention = false, .per_op_sac = false, .tp_bwd_serial = false,
+		/* --cross-entropy-loss-fusion --cross-entropy-fusion-impl te: Transformer Engine's
+		 * parallel_cross_entropy (transformer_engine/pytorch/cross_entropy.py) computes the
+		 * gradient in forward into the bf16 logits themselves and saves only them: 2 bytes.
+		 * (The `native` impl, megatron/core/fusions/fused_cross_entropy.py, still makes and
+		 * saves the fp32 copy, as the unfused loss does.) */
+		.fused_logit_bytes = 2.0, .fused_loss_why = "",
+		.fp8_cache = BIT(FP8C_NONE),
 		/* --scatter-gather-tensors-in-pipeline, on by default (Narayanan et al. 2021, sec. 4.1) */
 		.pp_scatter = true,
 		/* DistributedDataParallelConfig.bucket_size: max(40M, 1M x dp) parameters */
@@ -97,6 +108,8 @@ const fw_caps fw_table[FW_COUNT] = {
 		.vpp = true, .uneven = true, .empty_stage = false, .rc_block = false, .rc_modules = false, .sp_off = false, .sp_on = true,
 		.tp_overlap = true, .etp = true, .unfused_attention = false, .mtp = false, .mixed_layers = true,
 		.logit_bytes = 10.0, .sdpa_attention = true, .per_op_sac = true, .tp_bwd_serial = true,
+		.fused_logit_bytes = 0, .fused_loss_why = " (its loss is cross_entropy(pred.float(), labels))",
+		.fp8_cache = BIT(FP8C_NONE),
 		.pp_scatter = false, /* torch.distributed.pipelining sends each rank's local tensor */
 		.dp_bucket = 0, .dp_bucket_rank = 0, /* FSDP2 reduces one transformer block at a time */
 		.fp8_saved_inputs = false, /* torchao's Float8Linear saves the 16-bit input */
@@ -122,6 +135,9 @@ const fw_caps fw_table[FW_COUNT] = {
 		.vpp = false, .uneven = false, .empty_stage = false, .rc_block = false, .rc_modules = false, .sp_off = true, .sp_on = false,
 		.tp_overlap = false, .etp = false, .unfused_attention = true, .mtp = true, .mixed_layers = true,
 		.logit_bytes = 10.0, .sdpa_attention = true, .per_op_sac = false, .tp_bwd_serial = true,
+		.fused_logit_bytes = 0, .fused_loss_why = " (the loss is the model code's; a Liger-style kernel is no DeepSpeed "
+			"config key)",
+		.fp8_cache = BIT(FP8C_NONE),
 		/* PipelineEngine partitions activations over the model-parallel group
 		 * (is_pipe_partitioned, PartitionedTensor) and gathers them after the receive */
 		.pp_scatter = true,
@@ -217,6 +233,12 @@ static int check_kernels(const fw_caps *f, const strategy_t *s, const fw_layout 
 			(lay->rc_mode == RC_SELECTIVE || (lay->rc_mode < 0 && s->recompute == RC_SELECTIVE)))
 		n = add(o, n, "%s cannot choose the modules selective recomputation covers (recompute_modules "
 				"is Megatron-Core's)", f->key);
+	if (s->loss_fusion && !(f->fused_logit_bytes > 0))
+		n = add(o, n, "%s has no fused cross-entropy kernel to switch on (loss_fusion)%s", f->key, f->fused_loss_why);
+	if (s->fp8_cache >= FP8C_COUNT || !(f->fp8_cache & BIT(s->fp8_cache)))
+		n = add(o, n, "%s cannot cache activations as fp8_cache %s does (the E5M6 attention-output cache and "
+				"fp8 SwiGLU inputs of DeepSeek-V3 are its own trainer's; --fp8-recipe blockwise keeps TE's "
+				"saved inputs)", f->key, strat_fp8_cache_name(s->fp8_cache));
 	if (!s->flash && !f->unfused_attention)
 		n = add(o, n, "%s cannot choose unfused attention (the model picks its kernel)", f->key);
 	if (s->pp > 1 && !lay->even && !f->uneven)

@@ -19,7 +19,7 @@
 #define FW_MAX_ISSUES 16
 
 /* What a framework runs (masks and switches) and how it runs it (the cost model reads
- * the last six fields through fw_caps_of). */
+ * the fields from logit_bytes on through fw_caps_of). */
 typedef struct {
 	const char *key;          /* "megatron": the plan-file name */
 	const char *name;         /* "Megatron-LM": as printed */
@@ -44,6 +44,9 @@ typedef struct {
 	bool mixed_layers;        /* layers of several dense/MoE shapes or widths */
 	/* how it runs a plan */
 	double logit_bytes;       /* bytes its loss keeps per logit of the micro-batch */
+	double fused_logit_bytes; /* ... with its fused loss kernel on (loss_fusion); 0: none */
+	const char *fused_loss_why; /* why none, after "has no fused cross-entropy kernel" */
+	unsigned fp8_cache;       /* fp8_cache_t bits: the fp8 activation caching it runs */
 	bool sdpa_attention;      /* PyTorch SDPA kernels (the `flash_sdpa` efficiency) */
 	bool per_op_sac;          /* `selective` is per-op checkpointing (torchtitan's) */
 	bool tp_bwd_serial;       /* TP backward collectives waited for in autograd */

@@ -11,6 +11,7 @@ static const char *sched_names[] = {"gpipe", "1f1b", "interleaved", "zb-h1", "zb
 static const char *prec_names[] = {"bf16", "fp16", "fp8"};
 static const char *cp_names[] = {"ring", "ulysses"};
 static const char *fw_names[] = {"auto", "megatron", "torchtitan", "deepspeed"};
+static const char *fp8c_names[FP8C_COUNT] = {"none", "deepseek"};
 static const char *rcm_names[RCM_COUNT] = {"core_attn", "layernorm", "mla_up_proj", "moe_act", "mlp", "moe",
 	"shared_experts"};
 
@@ -37,6 +38,8 @@ int strat_parse_precision(const char *s) { return find(prec_names, PREC_COUNT, s
 int strat_parse_cp_kind(const char *s) { return find(cp_names, 2, s); }
 const char *strat_framework_name(int v) { return v >= 0 && v < FW_COUNT ? fw_names[v] : "?"; }
 int strat_parse_framework(const char *s) { return find(fw_names, FW_COUNT, s); }
+const char *strat_fp8_cache_name(int v) { return v >= 0 && v < FP8C_COUNT ? fp8c_names[v] : "?"; }
+int strat_parse_fp8_cache(const char *s) { return find(fp8c_names, FP8C_COUNT, s); }
 const char *strat_opt_key(int k) { return k >= 0 && k < OPT_KEYS ? opt_keys[k] : "?"; }
 unsigned strat_opt_dtypes(int k) { return k >= 0 && k < OPT_KEYS ? opt_masks[k] : 0; }
 const char *strat_opt_dtype_name(int v) { return v >= 0 && v < ODT_COUNT ? odt_names[v] : "?"; }
@@ -400,8 +403,12 @@ static int check_values(const strategy_t *s, const model_t *m, const cluster_t *
 	if (!(s->moe_cf >= 0 && s->moe_cf <= 16))
 		return why_set(why, n, "moe_capacity_factor must be above 0 and at most 16 (got %g)", s->moe_cf);
 	if (s->recompute >= RC_COUNT || s->schedule >= SCHED_COUNT || s->cp_kind > CP_ULYSSES || s->framework >= FW_COUNT ||
-			s->rc_modules >= 1u << RCM_COUNT)
-		return why_set(why, n, "unknown recompute, schedule, cp kind or framework value");
+			s->rc_modules >= 1u << RCM_COUNT || s->fp8_cache >= FP8C_COUNT)
+		return why_set(why, n, "unknown recompute, schedule, cp kind, framework or fp8_cache value");
+	/* the report's caching quantizes activations its fp8 GEMMs produce and consume */
+	if (s->fp8_cache != FP8C_NONE && s->precision != PREC_FP8)
+		return why_set(why, n, "fp8_cache %s needs precision fp8 (got %s)", strat_fp8_cache_name(s->fp8_cache),
+				strat_precision_name(s->precision));
 	for (int k = 0; k < OPT_KEYS; k++)
 		if (s->opt_dt[k] >= ODT_COUNT || !(strat_opt_dtypes(k) >> s->opt_dt[k] & 1))
 			return why_set(why, n, "%s cannot be %s", strat_opt_key(k), strat_opt_dtype_name(s->opt_dt[k]));

@@ -46,6 +46,15 @@ typedef enum { ODT_FP32 = 0, ODT_FP16 = 1, ODT_BF16 = 2, ODT_FP8 = 3, ODT_COUNT 
  * main (fp32-accumulated) gradients and the main (master) parameters. */
 enum { OPT_EXP_AVG = 0, OPT_EXP_AVG_SQ = 1, OPT_MAIN_GRADS = 2, OPT_MAIN_PARAMS = 3, OPT_KEYS = 4 };
 
+/* How fp8 training stores activations for backward. FP8C_NONE: as the framework's fp8
+ * linear does (Transformer Engine saves each GEMM input's fp8 copy). FP8C_DEEPSEEK: the
+ * DeepSeek-V3 technical report's scheme (arXiv 2412.19437, Sec. 3.3.2, "Low-Precision
+ * Storage and Communication"): the attention out-projection's input cached once in a
+ * 12-bit E5M6 format that also serves the attention backward, the MoE up-projections'
+ * (dispatched) inputs in fp8, and the experts' SwiGLU inputs in fp8 with the SwiGLU output
+ * recomputed in backward; each with one fp32 scale per 1x128 tile. */
+typedef enum { FP8C_NONE = 0, FP8C_DEEPSEEK = 1, FP8C_COUNT = 2 } fp8_cache_t;
+
 typedef struct {
 	int lo, hi;          /* layer range [lo, hi) */
 	uint8_t mode;        /* recompute_t */
@@ -55,6 +64,9 @@ typedef struct {
 	int dp, tp, pp, vpp, cp, ep, etp, zero;
 	int micro_batch, global_batch, seq;
 	bool sp, flash, tp_overlap, vocab_parallel;
+	bool loss_fusion;    /* the framework's fused cross-entropy kernel (Megatron-LM
+	                      * --cross-entropy-loss-fusion --cross-entropy-fusion-impl te) */
+	uint8_t fp8_cache;   /* fp8_cache_t: how fp8 activations are cached */
 	uint8_t recompute, schedule, precision, cp_kind, framework;
 	uint8_t rc_modules;  /* RCM_* bits: what selective recomputes (Megatron-LM) */
 	uint8_t opt_dt[OPT_KEYS]; /* opt_dtype_t per OPT_* tensor; all ODT_FP32 by default */
@@ -142,6 +154,7 @@ const char *strat_schedule_name(int v);
 const char *strat_precision_name(int v);
 const char *strat_cp_kind_name(int v);
 const char *strat_framework_name(int v);
+const char *strat_fp8_cache_name(int v);
 /* The framework whose semantics price s: its own, or for FW_AUTO torchtitan under ZeRO-3
  * and Megatron-LM otherwise. (Inline: the evaluator asks on every call.) */
 static inline int strat_framework(const strategy_t *s)
@@ -178,5 +191,6 @@ int strat_parse_schedule(const char *s);
 int strat_parse_precision(const char *s);
 int strat_parse_cp_kind(const char *s);
 int strat_parse_framework(const char *s);
+int strat_parse_fp8_cache(const char *s);
 
 #endif

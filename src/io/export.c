@@ -50,6 +50,17 @@ void export_opt_fp32_only(export_notes *ns, const strategy_t *s, const char *why
 					strat_opt_dtype_name(s->opt_dt[k]), why);
 }
 
+void export_kernel_notes(export_notes *ns, const strategy_t *s, int fw)
+{
+	const fw_caps *f = fw_caps_of(fw);
+	if (s->loss_fusion && !(f->fused_logit_bytes > 0))
+		export_note(ns, "not expressible: loss_fusion; %s has no fused cross-entropy switch%s, its own loss is "
+				"written", f->name, f->fused_loss_why);
+	if (s->fp8_cache != FP8C_NONE && !(f->fp8_cache >> s->fp8_cache & 1))
+		export_note(ns, "not expressible: fp8_cache %s; %s keeps its fp8 GEMMs' own saved inputs",
+				strat_fp8_cache_name(s->fp8_cache), f->name);
+}
+
 void export_notes_print(FILE *f, const export_notes *ns, const char *prefix)
 {
 	for (int i = 0; i < ns->n; i++)

@@ -78,6 +78,7 @@ static void limits(export_notes *ns, const export_facts *x, int *autotp, int *ul
 	if (s->act_offload > 0)
 		export_note(ns, "not expressible: activation_offload %d; cpu_checkpointing moves the checkpoints of full "
 				"recomputation only", s->act_offload);
+	export_kernel_notes(ns, s, FW_DEEPSPEED);
 	export_note(ns, "model shape and attention kernel (flash_attention %s) come from the model code",
 			s->flash ? "true" : "false");
 }

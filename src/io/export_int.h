@@ -54,6 +54,9 @@ void export_header(export_notes *ns, const export_facts *x, const char *target, 
 /* One "not expressible" line per optimizer tensor of s stored in other than fp32, naming
  * why the target keeps them in fp32 (for targets without a precision-aware optimizer). */
 void export_opt_fp32_only(export_notes *ns, const strategy_t *s, const char *why);
+/* "not expressible" lines for the loss kernel and fp8 activation caching of s that
+ * framework fw does not run (its table in core/framework.c): what is written instead. */
+void export_kernel_notes(export_notes *ns, const strategy_t *s, int fw);
 /* "layers [lo:hi] mode, ..." for the per-layer recompute ranges, into buf. */
 void export_ranges_text(const export_facts *x, char *buf, size_t len);
 /* Write the lines as PREFIX + line + newline (prefix "# " for shell and TOML). */

@@ -13,7 +13,8 @@
  * --cp-comm-type p2p|a2a, --expert-model-parallel-size, --expert-tensor-parallel-size,
  * --sequence-parallel, --use-distributed-optimizer, --use-megatron-fsdp with
  * --data-parallel-sharding-strategy, --recompute-granularity/-method/-num-layers,
- * --fp8-format, --attention-backend, --tp-comm-overlap, and the model-shape flags.
+ * --fp8-format, --attention-backend, --tp-comm-overlap, --cross-entropy-loss-fusion,
+ * --cross-entropy-fusion-impl, and the model-shape flags.
  * Checked again at commit d98e8a64 (2026-08): --normalization and --norm-epsilon (TransformerConfig
  * normalization, layernorm_epsilon), --position-embedding-type rope|learned_absolute,
  * --rotary-base (an int), --rotary-percent, --use-rope-scaling with --rope-scaling-factor
@@ -411,6 +412,7 @@ static void parallel_flags(work *w, const export_facts *x)
 		export_note(&w->notes, "ZeRO-%d: Megatron-FSDP, which only saves fsdp_dtensor checkpoints", s->zero);
 	}
 	optimizer_flags(w, s);
+	export_kernel_notes(&w->notes, s, FW_MEGATRON);
 	if (s->dp > 1) {
 		add(w, "--overlap-grad-reduce");
 		if (s->zero >= 1)
@@ -524,6 +526,8 @@ static void precision_flags(work *w, const export_facts *x)
 			add(w, "--fp8-format hybrid");
 	}
 	add(w, "--attention-backend %s", s->flash ? "flash" : "unfused");
+	if (s->loss_fusion) /* TE's kernel: the one priced (core/framework.c) */
+		add(w, "--cross-entropy-loss-fusion --cross-entropy-fusion-impl te");
 }
 
 /* The paths the script's user sets (checked by the script's head). */

@@ -123,6 +123,7 @@ int export_torchtitan(FILE *f, const export_facts *x)
 	if (s->act_offload > 0)
 		export_note(ns, "not expressible: activation_offload %d; torchtitan has no activation offload",
 				s->act_offload);
+	export_kernel_notes(ns, s, FW_TORCHTITAN);
 	int split_ok = 1;
 	for (int c = 0; c < x->nstages; c++)
 		split_ok &= x->stage_layers[c] > 0;

@@ -175,7 +175,7 @@ static int set_split_offload(strategy_t *s, const char *key, const char *val, ch
 /* What plan_set takes (and the strategy block's keys), for suggestions and completion. */
 static const char *const set_keys[] = {"dp", "tp", "pp", "vpp", "cp", "ep", "etp", "zero", "micro_batch",
 	"global_batch", "seq_length", "sp", "recompute", "schedule", "precision", "flash_attention", "cp_kind",
-	"framework", "tp_comm_overlap", "vocab_parallel", "recompute_layers", "recompute_modules",
+	"framework", "tp_comm_overlap", "vocab_parallel", "loss_fusion", "fp8_cache", "recompute_layers", "recompute_modules",
 	"moe_capacity_factor", "exp_avg_dtype", "exp_avg_sq_dtype", "main_grads_dtype", "main_params_dtype",
 	"stage_layers", "first_stage_layers", "last_stage_layers", "account_for_embedding",
 	"account_for_loss", "optimizer_offload", "activation_offload", "devices", "budget_gib", "mbs", "gbs", "seq", "budget"};
@@ -202,7 +202,7 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 			return set_int(ints[i].dst, key, val, ints[i].lo, ints[i].hi, err, n);
 	struct { const char *k; bool *dst; } bools[] = {
 		{"sp", &s->sp}, {"flash_attention", &s->flash}, {"tp_comm_overlap", &s->tp_overlap},
-		{"vocab_parallel", &s->vocab_parallel},
+		{"vocab_parallel", &s->vocab_parallel}, {"loss_fusion", &s->loss_fusion},
 	};
 	for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++)
 		if (!strcmp(key, bools[i].k))
@@ -244,15 +244,18 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 		return rc;
 	if (!strcmp(key, "framework"))
 		return set_enum(&s->framework, key, val, strat_parse_framework, "auto, megatron, torchtitan, deepspeed", err, n);
+	if (!strcmp(key, "fp8_cache"))
+		return set_enum(&s->fp8_cache, key, val, strat_parse_fp8_cache, "none, deepseek", err, n);
 	const char *near = nearest_word(key, set_keys, sizeof set_keys / sizeof set_keys[0]);
 	char hint[80] = "";
 	if (near)
 		snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
 	snprintf(err, n, "unknown strategy key '%s'%s (known: dp tp pp vpp cp ep etp zero micro_batch "
 			"global_batch seq_length sp recompute schedule precision flash_attention cp_kind "
-			"framework tp_comm_overlap vocab_parallel recompute_layers recompute_modules moe_capacity_factor "
-			"exp_avg_dtype exp_avg_sq_dtype main_grads_dtype main_params_dtype stage_layers first_stage_layers "
-			"last_stage_layers account_for_embedding account_for_loss optimizer_offload activation_offload)", key, hint);
+			"framework tp_comm_overlap vocab_parallel loss_fusion fp8_cache recompute_layers recompute_modules "
+			"moe_capacity_factor exp_avg_dtype exp_avg_sq_dtype main_grads_dtype main_params_dtype stage_layers "
+			"first_stage_layers last_stage_layers account_for_embedding account_for_loss optimizer_offload "
+			"activation_offload)", key, hint);
 	return -2;
 }
 

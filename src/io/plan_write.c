@@ -355,6 +355,10 @@ static void write_strategy(FILE *f, const strategy_t *s, int devices)
 		fprintf(f, "  framework: %s\n", strat_framework_name(s->framework));
 	if (s->moe_cf > 0 && s->moe_cf != 1.0)
 		key_num(f, "  ", "moe_capacity_factor", s->moe_cf);
+	if (s->loss_fusion) /* both written only when not the default */
+		fputs("  loss_fusion: true\n", f);
+	if (s->fp8_cache != FP8C_NONE)
+		fprintf(f, "  fp8_cache: %s\n", strat_fp8_cache_name(s->fp8_cache));
 	for (int k = 0; k < OPT_KEYS; k++) /* written only when not the fp32 default */
 		if (s->opt_dt[k] != ODT_FP32)
 			fprintf(f, "  %s: %s\n", strat_opt_key(k), strat_opt_dtype_name(s->opt_dt[k]));

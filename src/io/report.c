@@ -51,6 +51,9 @@ static void strategy_json(json_w *w, const strategy_t *s, const model_t *m)
 	json_bool(w, "account_for_loss", s->acct_loss);
 	json_num(w, "optimizer_offload", s->opt_offload);
 	json_int(w, "activation_offload", s->act_offload);
+	/* the fused loss kernel and the fp8 activation cache (docs/cost-model.md) */
+	json_bool(w, "loss_fusion", s->loss_fusion);
+	json_str(w, "fp8_cache", strat_fp8_cache_name(s->fp8_cache));
 	/* the framework whose semantics priced the plan; framework_inferred when the plan left
 	 * it to its ZeRO level (framework: auto) */
 	json_str(w, "framework", strat_framework_name(strat_framework(s)));
@@ -201,6 +204,10 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 		used += (size_t)snprintf(cf + used, sizeof cf - used, " optimizer_offload=%g", s->opt_offload);
 	if (s->act_offload > 0 && used < sizeof cf)
 		used += (size_t)snprintf(cf + used, sizeof cf - used, " activation_offload=%d", s->act_offload);
+	if (s->loss_fusion && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " loss_fusion");
+	if (s->fp8_cache != FP8C_NONE && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " fp8_cache=%s", strat_fp8_cache_name(s->fp8_cache));
 	fprintf(f, "strategy dp=%d tp=%d pp=%d vpp=%d cp=%d%s ep=%d etp=%d%s sp=%s zero=%d mbs=%d gbs=%d seq=%d\n"
 			"         recompute=%s schedule=%s precision=%s flash=%s%s%s%s  (%d micro-batches)\n",
 			s->dp, s->tp, s->pp, s->vpp, s->cp, s->cp > 1 && s->cp_kind == CP_ULYSSES ? "(ulysses)" : "",

@@ -47,7 +47,7 @@ static int search_eval(search_worker *w, const strategy_t *s, eval_result *r)
 		(unsigned)s->etp * 2654435761u ^ (unsigned)s->micro_batch * 40503u ^ (unsigned)s->seq * 97u ^
 		(unsigned)(s->sp | s->flash << 1 | s->tp_overlap << 2 | s->cp_kind << 3) * 1181783497u ^
 		(unsigned)(s->precision | strat_framework(s) << 2 | (s->schedule == SCHED_DUALPIPE) << 4) * 3266489917u ^
-		(unsigned)s->rc_modules * 668265263u;
+		(unsigned)(s->rc_modules | s->fp8_cache << 8 | s->loss_fusion << 10) * 668265263u;
 	h = (h ^ h >> 15) & (SEARCH_KINDS - 1);
 	if (!w->kinds_ok[h] || !eval_kinds_same(&w->kinds_s[h], s)) {
 		eval_kinds_get(j->model, j->cluster, s, &w->kinds[h]);

@@ -315,3 +315,21 @@ expect_rc "export recompute modules and capacity factor: exit 0" 0
 out_has "export: --recompute-modules, space-separated" "--recompute-modules layernorm moe_act"
 out_has "export: the capacity factor as a padded capacity" \
     "--moe-expert-capacity-factor 1.25 --moe-pad-expert-input-to-capacity"
+
+# the fused loss is Megatron-LM's switch; torchtitan has none and refuses the plan
+st export -m llama3-8b -c dgx-h100 -n 8 --tp 1 --pp 1 --framework megatron --loss-fusion true --budget 500 --to megatron
+expect_rc "export loss_fusion to megatron: exit 0" 0
+out_has "export: loss_fusion writes TE's fused cross entropy" "--cross-entropy-loss-fusion --cross-entropy-fusion-impl te"
+st export -m llama3-8b -c dgx-h100 -n 8 --tp 1 --pp 1 --zero 3 --loss-fusion true --to torchtitan
+expect_rc "export loss_fusion to torchtitan: refused, exit 1" 1
+err_has "export loss_fusion to torchtitan: says why" "torchtitan has no fused cross-entropy kernel"
+# DeepSeek-V3's fp8 caching is priced for an `auto` plan, and no framework runs it
+st eval -m mixtral-8x7b -c dgx-h100 -n 8 --tp 1 --pp 1 --ep 8 --precision fp8 --fp8-cache deepseek --budget 500 --json
+expect_rc "eval fp8_cache deepseek (auto): exit 0" 0
+out_has "eval: fp8_cache in the JSON" '"fp8_cache": "deepseek"'
+st export -m mixtral-8x7b -c dgx-h100 -n 8 --tp 1 --pp 1 --ep 8 --precision fp8 --fp8-cache deepseek --to megatron
+expect_rc "export fp8_cache deepseek: refused, exit 1" 1
+err_has "export fp8_cache deepseek: says why" "cannot cache activations as fp8_cache deepseek does"
+st eval -m mixtral-8x7b -c dgx-h100 -n 8 --tp 1 --pp 1 --ep 8 --fp8-cache deepseek
+expect_rc "eval fp8_cache deepseek in bf16: invalid, exit 1|2" "1|2"
+err_has "eval fp8_cache deepseek in bf16: says why" "fp8_cache deepseek needs precision fp8"

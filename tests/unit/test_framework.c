@@ -141,6 +141,9 @@ static int sample(strategy_t *s)
 		s->opt_offload = rnd(2) ? 1.0 : 0.5;
 	if (rnd(8) == 0)
 		s->act_offload = 1 + (int)rnd(4);
+	/* now and then the fused loss, and in fp8 DeepSeek-V3's activation caching */
+	s->loss_fusion = rnd(8) == 0;
+	s->fp8_cache = s->precision == PREC_FP8 && rnd(4) == 0 ? FP8C_DEEPSEEK : FP8C_NONE;
 	plan.devices = 1024;
 	s->dp = 0;
 	return strat_resolve(s, plan.devices, NULL, 0) ||

@@ -114,6 +114,7 @@ static void test_presets_and_fields(void)
 			"  vocab_parallel: false, recompute: full, schedule: dualpipe, precision: fp8, framework: torchtitan,\n"
 			"  recompute_modules: [moe, mla_up_proj, layernorm], moe_capacity_factor: 1.25,\n"
 			"  exp_avg_dtype: bf16, exp_avg_sq_dtype: fp8, main_grads_dtype: bf16, main_params_dtype: fp16,\n"
+			"  loss_fusion: true, fp8_cache: deepseek,\n"
 			"  recompute_layers: {\"0:3\": none, \"10:20\": selective}}\n"
 			"pins: [\"tp=2\", \"experts.ep=64\", \"layers[0:3].recompute=full\"]\n"
 			"expect: {step_time_s: 12.5, peak_mem_gib: 61.25, mem_convention: reserved, mfu: 0.21}\n"))

@@ -84,6 +84,8 @@ static void layer_compute(const cost_ctx *x, int k, const layer_parts *p, layer_
 	o->f_comp = proj + p->core.f + p->elem_f + p->launch;
 	o->b_in = proj + p->core.b + 2 * p->elem_f + p->launch;
 	o->b_w = proj;
+	if (sh->moe && s->fp8_cache == FP8C_DEEPSEEK) /* the SwiGLU output, recomputed (memory.c) */
+		o->b_in += compute_elem(x, p->mlp.moe_fn_elem);
 	o->act[RC_NONE] = p->act.attn + p->act.core + p->act.mlp;
 	o->act[RC_FULL] = p->act.input;
 	o->work = p->act.work;

@@ -2,6 +2,12 @@
 #include "core/framework.h"
 #include "core/cost/memory.h"
 
+/* Bytes per element of a tensor cached in fp8 with one fp32 scale per 1x128 tile
+ * (DeepSeek-V3 report, Sec. 3.3.2: fine-grained, tile-wise activation quantization) */
+#define FP8_TILE_BYTES (1.0 + 4.0 / 128.0)
+/* ... and in the report's 12-bit E5M6 format for the attention out-projection's input */
+#define E5M6_TILE_BYTES (1.5 + 4.0 / 128.0)
+
 /* MLP block: the block input (norm output), the first GEMM's outputs and the activation's
  * output; for MoE the fp32 router probabilities and, per routed copy at the busiest rank,
  * the permuted input and output and the expert's intermediate tensors. */
@@ -21,8 +27,15 @@ static void mlp_acts(const cost_ctx *x, const layer_shape *sh, double gin, layer
 		 * and the activation output are the grouped GEMMs' inputs */
 		double ef = sh->ef, tml = sh->etml; /* gathered over expert TP */
 		a->moe_fn = tml * ef * gin;
-		a->mlp += 2 * h * tsp + x->tok_moe * t->experts * 4.0 /* fp32 router probs */ +
-			tml * (h * (gin + ACT_BYTES) + ef * (g * ACT_BYTES + gin));
+		double routed = tml * (h * (gin + ACT_BYTES) + ef * (g * ACT_BYTES + gin));
+		if (x->s->fp8_cache == FP8C_DEEPSEEK) {
+			/* DeepSeek-V3: tokens are dispatched in fp8 and that copy is the up-projection's
+			 * cached input (no 16-bit one); the SwiGLU input is cached in fp8 and its output,
+			 * the down-projection's input, recomputed in backward (layer.c prices it) */
+			a->moe_fn = 0;
+			routed = tml * (h + ef * g) * FP8_TILE_BYTES;
+		}
+		a->mlp += 2 * h * tsp + x->tok_moe * t->experts * 4.0 /* fp32 router probs */ + routed;
 		if (t->shared > 0) {
 			a->shared = tok * sh->sf * (g * ACT_BYTES + gin);
 			a->mlp += a->shared;
@@ -41,6 +54,9 @@ layer_acts mem_layer_acts(const cost_ctx *x, const layer_shape *sh)
 	 * its 16-bit output besides for its own backward (flash-attn and TE's fused
 	 * attention save `out`), so fp8 adds a byte there instead of saving one */
 	double ob = gin == ACT_BYTES ? ACT_BYTES : gin + (s->flash ? ACT_BYTES : 0);
+	/* DeepSeek-V3 caches it once, in E5M6, for both the linear's and attention's backward */
+	if (s->fp8_cache == FP8C_DEEPSEEK)
+		ob = E5M6_TILE_BYTES;
 	/* attention block: two norm inputs, QKV-projection input, Q, K, V, out-projection
 	 * input; MLA also keeps its latents (the down-projections' outputs) */
 	a.attn = sh->mla ? tok * (t->q_lora + t->kv_lora + t->qk_rope) * ACT_BYTES : 0;
@@ -166,9 +182,11 @@ double mem_gemm_input_bytes(const strategy_t *s)
 /* Bytes per logit the framework's loss keeps (core/framework.c). Megatron's vocab-parallel
  * cross entropy: bf16 logits + one fp32 copy exponentiated in
  * place (6); torchtitan's loss, cross_entropy(pred.float(), labels), also keeps
- * log_softmax's separate fp32 output for backward (10). */
+ * log_softmax's separate fp32 output for backward (10). With loss_fusion, the framework's
+ * fused kernel (Megatron + TE: the bf16 logits, overwritten with their gradient, 2). */
 double mem_logit_bytes(const strategy_t *s)
 {
-	return fw_run_caps(s)->logit_bytes;
+	const fw_caps *f = fw_run_caps(s);
+	return s->loss_fusion && f->fused_logit_bytes > 0 ? f->fused_logit_bytes : f->logit_bytes;
 }
 

@@ -30,7 +30,7 @@ double recomp_megatron(const cost_ctx *x, const layer_parts *p, layer_cost *o)
 		rt += p->mlp.t + compute_elem(x, p->mlp.elem) + o->ep_f;
 		rfl += p->mlp.fl;
 	} else if (sh->moe) {
-		if (rm & RCM_MOE_ACT) {
+		if ((rm & RCM_MOE_ACT) && s->fp8_cache != FP8C_DEEPSEEK) { /* else recomputed anyway */
 			keep -= a->moe_fn;
 			rt += compute_elem(x, p->mlp.moe_fn_elem);
 		}
