@@ -40,10 +40,24 @@ static cluster_t test_cluster(void)
 	return c;
 }
 
-static void build(model_t *m, const model_config *c)
+/* A gated model of `layers` layers, h hidden, ffn-wide MLP (or experts of that width). */
+static void build(model_t *m, int h, int ffn, int heads, int kv, int experts, int topk)
 {
+	model_config c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.name, sizeof c.name, "granularity test model");
+	c.hidden = h;
+	c.ffn = ffn;
+	c.moe_ffn = ffn;
+	c.layers = 32;
+	c.heads = heads;
+	c.kv_heads = kv;
+	c.vocab = 128256;
+	c.gated = true;
+	c.experts = experts;
+	c.topk = topk;
 	char why[256];
-	if (model_from_config(m, c, why, sizeof why)) {
+	if (model_from_config(m, &c, why, sizeof why)) {
 		printf("  model_from_config: %s\n", why);
 		exit(1);
 	}
@@ -90,18 +104,8 @@ static void test_units(void)
  * reduce in 2 bytes. FSDP (torchtitan): one gather per layer, 8 bytes per unit parameter. */
 static void test_zero3_plan(void)
 {
-	model_config mc;
-	memset(&mc, 0, sizeof mc);
-	snprintf(mc.name, sizeof mc.name, "llama-like 8B");
-	mc.hidden = 4096;
-	mc.ffn = 14336;
-	mc.layers = 32;
-	mc.heads = 32;
-	mc.kv_heads = 8;
-	mc.vocab = 128256;
-	mc.gated = true;
 	model_t m;
-	build(&m, &mc);
+	build(&m, 4096, 14336, 32, 8, 0, 0);
 	cluster_t c = test_cluster();
 	strategy_t s = strat_default();
 	s.dp = 64;
@@ -156,21 +160,8 @@ static void test_zero3_plan(void)
  *   per copy against B: (27.06141 / 8192) / (50.10791 / 16384) = 1.08012. */
 static double routed(int experts, int topk, int fw)
 {
-	model_config mc;
-	memset(&mc, 0, sizeof mc);
-	snprintf(mc.name, sizeof mc.name, "fine-grained moe");
-	mc.hidden = 1024;
-	mc.layers = 4;
-	mc.heads = 8;
-	mc.kv_heads = 8;
-	mc.vocab = 32000;
-	mc.gated = true;
-	mc.experts = experts;
-	mc.topk = topk;
-	mc.moe_ffn = 256;
-	mc.ffn = 256;
 	model_t m;
-	build(&m, &mc);
+	build(&m, 1024, 256, 8, 8, experts, topk);
 	cluster_t c = test_cluster();
 	strategy_t s = strat_default();
 	s.dp = 4;
