@@ -33,6 +33,7 @@ enum { FW_Z3_LAYER = 0, FW_Z3_MODULE = 1 };
 #define FW_DS_PREFETCH 5e7
 #define FW_DS_LIVE 1e9
 #define FW_DS_REDUCE_BUCKET 5e8
+#define FW_DS_PERSIST 1e5
 
 /* What a framework runs (masks and switches) and how it runs it (the cost model reads
  * the last six fields through fw_caps_of). */
