@@ -31,11 +31,13 @@ static double moe_launch_floor(const cost_ctx *x, double kernels, double bytes)
  * The GEMM M dimension is the tokens one local expert receives: the busiest EP rank's
  * routed copies (tokens x topk x capacity factor, gathered over expert TP) over its
  * experts/ep local experts, so more and smaller experts give smaller, less efficient
- * GEMMs (compute_gemm's roll-off). A framework that launches one GEMM per expert (TE's
- * GroupedLinear issues a cuBLAS GEMM per expert, transformer_engine/pytorch/module/
- * grouped_linear.py; DeepSpeed loops over its experts) pays the launch floor kernel_us per
- * expert and matrix: a GEMM shorter than that leaves the GPU waiting on the host. One
- * grouped kernel per matrix (torchtitan's torch._grouped_mm) pays it once. */
+ * GEMMs. The local experts' tiles share the waves (compute_gemm_n: one grouped GEMM, or
+ * per-expert GEMMs on several streams, Transformer Engine's num_gemm_streams). A framework
+ * that launches one GEMM per expert (TE's GroupedLinear issues a cuBLAS GEMM per expert,
+ * transformer_engine/pytorch/module/grouped_linear.py; DeepSpeed loops over its experts)
+ * cannot finish a matrix before the host has launched all of them, kernel_us apart: a
+ * matrix takes at least experts x kernel_us. One grouped kernel per matrix (torchtitan's
+ * torch._grouped_mm) waits on one launch. */
 static double moe_experts(const cost_ctx *x, const layer_shape *sh)
 {
 	const layer_kind *t = sh->t;
@@ -44,11 +46,9 @@ static double moe_experts(const cost_ctx *x, const layer_shape *sh)
 	double me = sh->etml * s->ep / t->experts; /* tokens per local expert */
 	double nloc = (double)t->experts / s->ep;
 	double gg = x->c->eff.grouped_gemm, kl = x->c->eff.kernel_us * 1e-6;
-	double t1 = compute_gemm(x, me, h, g * ef, gg), t2 = compute_gemm(x, me, ef, h, gg);
+	double t1 = compute_gemm_n(x, me, h, g * ef, nloc, gg), t2 = compute_gemm_n(x, me, ef, h, nloc, gg);
 	if (fw_run_caps(s)->expert_launches)
-		return nloc * ((t1 > kl ? t1 : kl) + (t2 > kl ? t2 : kl));
-	t1 *= nloc;
-	t2 *= nloc;
+		kl *= nloc;
 	return (t1 > kl ? t1 : kl) + (t2 > kl ? t2 : kl);
 }
 
