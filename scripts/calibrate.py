@@ -35,17 +35,19 @@ FAMILIES = {
     "A100": ["dgx-a100-40g.yaml", "dgx-a100-80g.yaml"],
     "H100": ["dgx-h100.yaml", "h800.yaml", "h200.yaml"],
 }
-KEYS = ["gemm", "gemm_half", "fp8_gemm", "grouped_gemm", "flash", "flash_sdpa", "hbm", "layer_us", "coll_intra", "coll_inter", "dp_overlap", "tp_overlap", "contention", "step_ms"]
+KEYS = ["gemm", "gemm_half", "fp8_gemm", "grouped_gemm", "flash", "flash_sdpa", "hbm", "layer_us", "coll_intra", "coll_inter", "dp_overlap", "tp_overlap", "contention", "step_ms", "kernel_us"]
 BOUNDS = {"gemm": (0.2, 0.95), "fp8_gemm": (0.1, 0.95), "grouped_gemm": (0.1, 1.0), "gemm_half": (0, 512), "flash": (0.1, 0.9), "flash_sdpa": (0.1, 0.9), "hbm": (0.3, 0.95),
           "layer_us": (0, 500), "coll_intra": (0.3, 1.0), "coll_inter": (0.3, 1.0), "dp_overlap": (0, 1),
-          "tp_overlap": (0, 1), "contention": (0, 1), "step_ms": (0, 2000)}
+          "tp_overlap": (0, 1), "contention": (0, 1), "step_ms": (0, 2000),
+          # kernel_us: wide on purpose (a launch floor, 0 to 50 us); fitted only where a preset names it
+          "kernel_us": (0, 50)}
 STEPS = ((0.5, 0.7, 1.4, 2.0), (0.8, 0.9, 1.1, 1.25), (0.95, 0.97, 1.03, 1.05))
 EFF_BLOCK = r"^efficiency:\n(?:  .*\n)+"
 
 # cluster_default_eff() of src/core/cluster.c: where a held-out fit starts (see holdout)
 NEUTRAL = {"gemm": 0.55, "gemm_half": 64, "fp8_gemm": 0.35, "flash": 0.40, "flash_sdpa": 0.40, "grouped_gemm": 0.7, "hbm": 0.7,
            "layer_us": 20, "coll_intra": 0.75, "coll_inter": 0.8, "dp_overlap": 0.8, "tp_overlap": 0.6,
-           "contention": 0.2, "step_ms": 0}
+           "contention": 0.2, "step_ms": 0, "kernel_us": 4}
 
 def start_eff(family, neutral):
     """The constants a fit starts from: the presets', or the neutral defaults (keys the

@@ -8,11 +8,14 @@
 cluster_eff cluster_default_eff(void)
 {
 	/* Neutral values for an unknown device family: typical of well-tuned large-GEMM
-	 * kernels and NCCL bus bandwidth; calibrated families override them. */
+	 * kernels and NCCL bus bandwidth; calibrated families override them. kernel_us: back-
+	 * to-back CUDA kernel launches without a graph take about 3.8 us each (NVIDIA
+	 * Developer Blog, "Getting Started with CUDA Graphs", A. Gray 2019), so no kernel the
+	 * host launches one by one finishes sooner; not calibrated yet. */
 	cluster_eff e = {
 		.gemm = 0.55, .gemm_half = 64, .fp8_gemm = 0.35, .flash = 0.40, .grouped_gemm = 0.7,
 		.hbm = 0.7, .coll_intra = 0.75, .coll_inter = 0.8, .dp_overlap = 0.8, .tp_overlap = 0.6, .contention = 0.2, .step_ms = 0,
-		.layer_us = 20, .reserve_gib = 0, .context_gib = 0.5, .alloc_frag = 0.08, .oom_frag = 0.05,
+		.layer_us = 20, .kernel_us = 4, .reserve_gib = 0, .context_gib = 0.5, .alloc_frag = 0.08, .oom_frag = 0.05,
 	};
 	return e;
 }
@@ -44,7 +47,7 @@ int cluster_check(const cluster_t *c, char *why, size_t n)
 			e->fp8_gemm >= 0 && e->fp8_gemm <= 1 && e->flash_sdpa >= 0 && e->flash_sdpa <= 1))
 		bad = "efficiency fractions must be in (0, 1]";
 	if (!bad && !(e->dp_overlap >= 0 && e->dp_overlap <= 1 && e->tp_overlap >= 0 &&
-			e->tp_overlap <= 1 && e->contention >= 0 && e->contention <= 1 && e->gemm_half >= 0 && e->layer_us >= 0 && e->step_ms >= 0 &&
+			e->tp_overlap <= 1 && e->contention >= 0 && e->contention <= 1 && e->gemm_half >= 0 && e->layer_us >= 0 && e->kernel_us >= 0 && e->kernel_us < 1e5 && e->step_ms >= 0 &&
 			e->reserve_gib >= 0 && e->context_gib >= 0 && e->alloc_frag >= 0 &&
 			e->alloc_frag < 10 && e->oom_frag >= 0 && e->oom_frag < 10 && e->gemm_half < 1e6 && e->layer_us < 1e6 &&
 			e->reserve_gib < c->mem_gib && e->context_gib < c->mem_gib))

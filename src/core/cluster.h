@@ -25,6 +25,8 @@ typedef struct {
 	double contention;    /* slowdown of compute per second of communication hidden under
 	                       * it (both compete for SMs and HBM): 0 = free overlap */
 	double layer_us;      /* fixed per-layer per-pass launch overhead, microseconds */
+	double kernel_us;     /* shortest time one host-launched kernel takes (launch and
+	                       * dispatch), microseconds: short MoE kernels are bound by it */
 	double step_ms;       /* fixed host work per optimizer step (launch of the optimizer,
 	                       * gradient-norm and loss-scale syncs, logging), milliseconds */
 	double reserve_gib;   /* flat memory kept out of the default budget; 0 (the default) =

@@ -4,6 +4,7 @@
 #include "core/evaluate.h"
 #include "core/cost/compute.h"
 #include "core/cost/context.h"
+#include "core/cost/dp.h"
 #include "core/cost/layer.h"
 #include "core/cost/memory.h"
 #include "core/cost/schedule.h"
@@ -71,7 +72,7 @@ static void extra_tables(const cost_ctx *x, double unit, eval_costs *o)
 	o->head_bwd = heads * (2 * o->head_wgrad / heads + compute_elem(x, x->tok * vc.Vl * 8.0) + vc.tp_head);
 	o->head_params = (!m->tied || p > 1 || o->dualpipe) ? vc.params : 0;
 	o->logits = vc.logits;
-	o->buffers = mem_buffers(x, 0, wmax, p2p_buf, unit);
+	o->buffers = mem_buffers(x, 0, wmax, p2p_buf, dp_zero3_plan(x, unit).buf);
 }
 
 int eval_costs_get(const model_t *m, const cluster_t *c, int devices, const strategy_t *s,

@@ -84,6 +84,8 @@ const fw_caps fw_table[FW_COUNT] = {
 		.dp_bucket = 4e7, .dp_bucket_rank = 1e6,
 		.fp8_saved_inputs = true, /* Transformer Engine's fp8 Linear */
 		.fsdp_pp_unsharded = false,
+		.zero3_unit = FW_Z3_LAYER,   /* Megatron-FSDP: fsdp_unit_modules = transformer layers */
+		.expert_launches = true,     /* TEGroupedMLP: TE GroupedLinear, a cuBLAS GEMM per expert */
 		/* --use-precision-aware-optimizer: TE's FusedAdam, with the distributed optimizer */
 		.opt_remainders = true, .opt_dtypes = {0xf, 0xf, OPT_G, OPT_P}, .opt_zero = BIT(1),
 		.opt_why = " (--use-precision-aware-optimizer takes the distributed optimizer)",
@@ -114,6 +116,8 @@ const fw_caps fw_table[FW_COUNT] = {
 		.dp_bucket = 0, .dp_bucket_rank = 0, /* FSDP2 reduces one transformer block at a time */
 		.fp8_saved_inputs = false, /* torchao's Float8Linear saves the 16-bit input */
 		.fsdp_pp_unsharded = true, /* FSDP2 + torch.distributed.pipelining */
+		.zero3_unit = FW_Z3_LAYER,   /* fully_shard per TransformerBlock */
+		.expert_launches = false,    /* GroupedExperts: one torch._grouped_mm per matrix */
 		.opt_remainders = false, .opt_dtypes = {1, 1, 1, 1}, .opt_zero = 0,
 		.opt_why = " (torch.optim's AdamW keeps its state in the fp32 dtype of FSDP2's sharded parameters)",
 		/* training.enable_cpu_offload: FSDP2's CPUOffloadPolicy, all or nothing, keeps the
@@ -143,6 +147,8 @@ const fw_caps fw_table[FW_COUNT] = {
 		.pp_scatter = true,
 		.dp_bucket = 5e8, .dp_bucket_rank = 0, /* zero_optimization.reduce_bucket_size default */
 		.fp8_saved_inputs = false, .fsdp_pp_unsharded = false,
+		.zero3_unit = FW_Z3_MODULE,  /* PartitionedParameterCoordinator, per submodule */
+		.expert_launches = true,     /* deepspeed/moe/experts.py loops over its experts */
 		.opt_remainders = false, .opt_dtypes = {1, 1, 1, 1}, .opt_zero = 0,
 		.opt_why = " (strata prices DeepSpeed's ZeRO optimizers with fp32 states; its bf16_optimizer_states and "
 			"bf16_master_weights_and_grads switches are not modelled)",

@@ -18,6 +18,23 @@
 #define FW_WHY 300          /* one reason, a sentence */
 #define FW_MAX_ISSUES 16
 
+/* Gather granularity of sharded (ZeRO-3) parameters. FW_Z3_LAYER: one all-gather and one
+ * reduce-scatter per transformer layer, plus one per embedding and output unit; the current
+ * and the prefetched unit are unsharded at once (FSDP2's fully_shard per TransformerBlock
+ * in torchtitan, torchtitan/models/llama3/infra/parallelize.py; Megatron-FSDP's default
+ * fsdp_unit_modules, the transformer layer). FW_Z3_MODULE: DeepSpeed ZeRO-3's
+ * PartitionedParameterCoordinator fetches each parameterised submodule's parameters, and
+ * prefetches the next ones, in coalesced all-gathers of up to stage3_prefetch_bucket_size
+ * elements (5e7), under a live cap of stage3_max_live_parameters (1e9); parameters under
+ * stage3_param_persistence_threshold (1e5, norms and biases) stay unpartitioned; gradients
+ * are reduce-scattered in buckets of reduce_bucket_size elements (5e8), defaults of
+ * deepspeed/runtime/zero/config.py. */
+enum { FW_Z3_LAYER = 0, FW_Z3_MODULE = 1 };
+#define FW_DS_PREFETCH 5e7
+#define FW_DS_LIVE 1e9
+#define FW_DS_REDUCE_BUCKET 5e8
+#define FW_DS_PERSIST 1e5
+
 /* What a framework runs (masks and switches) and how it runs it (the cost model reads
  * the fields from logit_bytes on through fw_caps_of). */
 typedef struct {
@@ -58,6 +75,10 @@ typedef struct {
 	bool fsdp_pp_unsharded;   /* FSDP under PP keeps unsharded params and fp32 grads */
 	bool opt_remainders;      /* a precision-aware optimizer keeps fp32 masters as 16-bit
 	                           * remainders beside the bf16 weights (Megatron + TE) */
+	int zero3_unit;           /* what ZeRO-3 gathers in one collective (FW_Z3_*) */
+	bool expert_launches;     /* one GEMM launch per local expert (TE GroupedLinear's
+	                           * per-expert cuBLAS calls, DeepSpeed's expert loop), not
+	                           * one grouped kernel (torch._grouped_mm) */
 	unsigned opt_dtypes[OPT_KEYS]; /* ODT_* bits each optimizer tensor may be stored in */
 	unsigned opt_zero;        /* ZeRO levels that run non-fp32 optimizer tensors */
 	const char *opt_why;      /* why not, after "cannot store ... in bf16" */

@@ -3,13 +3,16 @@
  * Keys are those of the DeepSpeed configuration JSON documentation (docs/config-json)
  * and of the code that reads them: train_batch_size, train_micro_batch_size_per_gpu,
  * gradient_accumulation_steps, bf16/fp16.enabled, zero_optimization.{stage, overlap_comm,
- * contiguous_gradients, reduce_scatter} (deepspeed/runtime/zero/config.py),
+ * contiguous_gradients, reduce_scatter, and for stage 3 the bucket and live-parameter
+ * sizes strata prices (core/framework.h FW_DS_*: DeepSpeed's defaults, written out so a
+ * launcher's "auto" cannot change the gather granularity)} (deepspeed/runtime/zero/config.py),
  * activation_checkpointing.* (deepspeed/runtime/activation_checkpointing/config.py),
  * tensor_parallel.autotp_size (AutoTP training, ZeRO stages 0-2 only) and
  * sequence_parallel_size (Ulysses sequence parallelism). The pipeline, expert layers and
  * attention kernels are built by the model code, so those parts of a plan become lines
  * of the "_comment" array, which DeepSpeed does not read. */
 #include "io/export_int.h"
+#include "core/framework.h"
 #include "io/json.h"
 
 #include <stdlib.h>
@@ -116,6 +119,12 @@ int export_deepspeed(FILE *f, const export_facts *x)
 		json_bool(&w, "overlap_comm", 1);
 		json_bool(&w, "contiguous_gradients", 1);
 		json_bool(&w, "reduce_scatter", 1);
+	}
+	if (s->zero == 3) {
+		json_int(&w, "reduce_bucket_size", (long long)FW_DS_REDUCE_BUCKET);
+		json_int(&w, "stage3_prefetch_bucket_size", (long long)FW_DS_PREFETCH);
+		json_int(&w, "stage3_max_live_parameters", (long long)FW_DS_LIVE);
+		json_int(&w, "stage3_param_persistence_threshold", (long long)FW_DS_PERSIST);
 	}
 	if (s->opt_offload > 0 && s->zero > 0) {
 		/* ZeRO-Offload (deepspeed/runtime/zero/offload_config.py); ratio: ZeRO-3 only */

@@ -890,7 +890,8 @@ static const struct { const char *key; size_t off; double lo, hi; } eff_keys[] =
 	{"dp_overlap", offsetof(cluster_eff, dp_overlap), 0, 1}, {"tp_overlap", offsetof(cluster_eff, tp_overlap), 0, 1},
 	{"contention", offsetof(cluster_eff, contention), 0, 1},
 	{"step_ms", offsetof(cluster_eff, step_ms), 0, 1e6},
-	{"layer_us", offsetof(cluster_eff, layer_us), 0, 1e5}, {"reserve_gib", offsetof(cluster_eff, reserve_gib), 0, 1e5},
+	{"layer_us", offsetof(cluster_eff, layer_us), 0, 1e5}, {"kernel_us", offsetof(cluster_eff, kernel_us), 0, 1e5},
+	{"reserve_gib", offsetof(cluster_eff, reserve_gib), 0, 1e5},
 	{"context_gib", offsetof(cluster_eff, context_gib), 0, 1e5},
 	{"alloc_frag", offsetof(cluster_eff, alloc_frag), 0, 5}, {"oom_frag", offsetof(cluster_eff, oom_frag), 0, 5},
 };

@@ -733,7 +733,7 @@ static void test_kind_width(void)
 	CHECK(ok && !memcmp(&ea.kind[1], &eb.kind[0], sizeof ea.kind[1]),
 			"kind width: the decoder kind costs what a 4096-wide gated model's layer costs");
 	/* pipeline-independent costs: P2P at the narrowest width, buffers at the widest */
-	comm_link intra = {c.node_gbps * 1e9 * c.eff.coll_intra, 2e-6, 0}; /* PP neighbours in a node */
+	comm_link intra = {.bw = c.node_gbps * 1e9 * c.eff.coll_intra, .lat = 2e-6, .inter = 0}; /* PP neighbours in a node */
 	strategy_t s3 = strat(1, 1, 2, 16, 4096);
 	ok = eval_costs_get(&m, &c, 2, &s3, 0, &ea, why, sizeof why) == 0;
 	CHECK(ok && ea.p2p == comm_p2p(intra, 4096.0 * 1024 * 2), "kind width: eval_costs prices P2P at the narrowest width");

@@ -20,8 +20,23 @@
 /* Effective per-rank bandwidth (bytes/s) and latency (s) of one collective group. */
 typedef struct {
 	double bw, lat;
+	double chan;    /* bandwidth one NCCL channel gets (bw over the channels that fill it) */
 	int inter;      /* 1 when the group crosses nodes */
 } comm_link;
+
+/* NCCL's ring with the Simple protocol (src/graph/tuning.cc, src/enqueue.cc):
+ * - every collective pays a base latency of 8.4 us (baseLat[RING][SIMPLE]) besides its
+ *   per-step latency, so a collective split into k pieces pays it k times;
+ * - it opens one channel per 32 KiB of buffer (the loop `while (nBytes < nc*nt*
+ *   threadThreshold) nc--` with nt = 512 threads and NCCL_SIMPLE_THREAD_THRESHOLD = 64 B),
+ *   and each channel's ring crosses the network through one NIC: a small message uses few
+ *   channels, so few of a node's NICs (or of the NVLink channels: strata takes 16 to fill an
+ *   NVLink ring, where NCCL's ring search on DGX A100/H100 settles on 12 to 24 channels of
+ *   20 to 24 GB/s, src/graph/search.cc speedArrayIntra), which is what the nccl-tests bus-bandwidth curves show (busbw
+ *   far below the link for buffers under about a MiB, flat above). */
+#define COMM_NCCL_BASE_S 8.4e-6
+#define COMM_CHANNEL_BYTES 32768.0
+#define COMM_INTRA_CHANNELS 16.0
 
 /* A group of n ranks whose members are `stride` ranks apart (Megatron order puts TP
  * innermost). The group stays in a node when n*stride fits; otherwise the NICs of the
@@ -33,6 +48,7 @@ static inline comm_link comm_group(const cluster_t *c, int n, int stride)
 	double node = c->node_gbps * 1e9, net = c->net_gbps * 1e9;
 	if (n <= 1) {
 		l.bw = node;
+		l.chan = node / COMM_INTRA_CHANNELS;
 		l.lat = 0;
 		l.inter = 0;
 		return l;
@@ -40,6 +56,7 @@ static inline comm_link comm_group(const cluster_t *c, int n, int stride)
 	long long span = (long long)n * stride;
 	if (span <= c->node_devices) {
 		l.bw = node * c->eff.coll_intra;
+		l.chan = l.bw / COMM_INTRA_CHANNELS;
 		l.lat = 2e-6;
 		l.inter = 0;
 		return l;
@@ -51,9 +68,19 @@ static inline comm_link comm_group(const cluster_t *c, int n, int stride)
 	if (bw > node)
 		bw = node;
 	l.bw = bw * c->eff.coll_inter;
+	l.chan = (net < node ? net : node) * c->eff.coll_inter; /* one NIC per channel */
 	l.lat = c->net_lat_us * 1e-6;
 	l.inter = 1;
 	return l;
+}
+
+/* Bandwidth a collective of `bytes` (the whole buffer, as NCCL counts it) gets on link l:
+ * one channel per 32 KiB, each at l.chan, up to the link's l.bw. */
+static inline double comm_msg_bw(comm_link l, double bytes)
+{
+	double bw = bytes / COMM_CHANNEL_BYTES * l.chan;
+	bw = bw > l.chan ? bw : l.chan;
+	return bw < l.bw ? bw : l.bw;
 }
 
 /* A ring of n ranks on one link, with the factors each collective on it repeats: a group
@@ -91,6 +118,18 @@ static inline double comm_ring_allgather(const comm_ring *r, double bytes)
 	return r->n <= 1 ? 0 : r->ag * bytes / r->bw + r->ag_lat;
 }
 
+/* A ring all-gather or reduce-scatter of `bytes` (the full buffer) issued as `units`
+ * collectives of bytes/units each (ZeRO-3/FSDP gathers per wrapped unit or parameter): each
+ * pays NCCL's base latency and the ring's (n-1) step latencies, and moves its share at the
+ * bandwidth its size gets (comm_msg_bw), so many small gathers cost more than one big one. */
+static inline double comm_ring_allgather_units(const comm_ring *r, comm_link l, double bytes, double units)
+{
+	if (r->n <= 1 || !(bytes > 0) || !(units > 0))
+		return 0;
+	double msg = bytes / units;
+	return units * (r->ag * msg / comm_msg_bw(l, msg) + r->ag_lat + COMM_NCCL_BASE_S);
+}
+
 /* Ring all-reduce of `bytes` over n ranks. */
 static inline double comm_allreduce(comm_link l, int n, double bytes)
 {
@@ -125,10 +164,12 @@ static inline comm_link comm_pp_link(const cluster_t *c, const strategy_t *s)
 	long long pp_stride = (long long)s->tp * s->cp * s->dp;
 	if (pp_stride * 2 <= c->node_devices) {
 		l.bw = c->node_gbps * 1e9 * c->eff.coll_intra;
+		l.chan = l.bw / COMM_INTRA_CHANNELS;
 		l.lat = 2e-6;
 		l.inter = 0;
 	} else {
 		l.bw = c->net_gbps * 1e9 * c->eff.coll_inter;
+		l.chan = l.bw;
 		l.lat = c->net_lat_us * 1e-6;
 		l.inter = 1;
 	}

@@ -16,25 +16,96 @@ dp_groups dp_groups_of(const cost_ctx *x)
 	return g;
 }
 
-void dp_zero3(const cost_ctx *x, const dp_groups *g, double pd, double pe, int layers, double f, double b,
-		double *zf, double *zb)
+/* The parameter tensors of one layer of kind k on a device: how many all-gathers DeepSpeed
+ * issues for its dense and expert parts (coalesced up to the prefetch bucket, never fewer
+ * than one per bucket nor more than one per tensor), and its largest tensor. Norms and
+ * biases stay unpartitioned (stage3_param_persistence_threshold). The tensors are those of
+ * the Hugging Face modelling code DeepSpeed usually runs: q, k, v, o (MLA: q or q_a and q_b,
+ * kv_a, kv_b, o), gate/up/down or fc1/fc2, the router. */
+static void z3_kind(const cost_ctx *x, int k, double *gd, double *ge, double *tmax)
+{
+	const model_t *m = x->m;
+	const strategy_t *s = x->s;
+	const layer_kind *t = &m->kind[k];
+	layer_params lp = model_layer_params(m, k);
+	double g = model_kind_gated(m, k) ? 2.0 : 1.0, h = model_kind_hidden(m, k), tp = s->tp;
+	double nd = (t->attn == ATTN_MLA && t->q_lora > 0 ? 5 : 4) + (t->ffn > 0 && t->experts == 0 ? g + 1 : 0) +
+		(t->shared > 0 ? g + 1 : 0) + (t->experts > 0 ? 1 : 0);
+	double ne = t->experts > 0 ? (double)t->experts / s->ep * (g + 1) : 0;
+	double pd = (lp.attn + lp.mlp_dense + lp.experts_shared + lp.extra) / tp + lp.router;
+	double pe = lp.experts_routed / ((double)s->ep * s->etp);
+	double bd = pd / FW_DS_PREFETCH, be = pe / FW_DS_PREFETCH;
+	bd = bd > 1 ? bd : 1;
+	be = be > 1 ? be : 1;
+	*gd = bd < nd ? bd : nd;
+	*ge = ne > 0 ? (be < ne ? be : ne) : 0;
+	double o = h * t->heads * (t->attn == ATTN_MLA ? t->v_head : t->head_dim) / tp;
+	double f = h * (t->experts == 0 ? t->ffn / tp : t->expert_ffn / (double)s->etp);
+	double sh = h * t->shared * (double)t->expert_ffn / tp;
+	*tmax = o > f ? o : f;
+	*tmax = sh > *tmax ? sh : *tmax;
+}
+
+dp_z3 dp_zero3_plan(const cost_ctx *x, double unit)
+{
+	const model_t *m = x->m;
+	dp_z3 z = {fw_run_caps(x->s)->zero3_unit, 1, 0, unit, 0, mem_opt_bytes(x->s).g, 0};
+	for (int k = 0; k < m->nkinds; k++) {
+		if (!model_kind_used(m, k))
+			continue;
+		double gd, ge, tm;
+		z3_kind(x, k, &gd, &ge, &tm);
+		if (z.unit == FW_Z3_MODULE)
+			z.gd = gd > z.gd ? gd : z.gd;
+		z.ge = ge > z.ge ? ge : z.ge;
+		z.tmax = tm > z.tmax ? tm : z.tmax;
+	}
+	if (z.unit == FW_Z3_LAYER) {
+		/* FSDP: the current and the prefetched unit unsharded (16-bit parameters) and the
+		 * unit's gradients before their reduce-scatter (fp32); one gather per layer and
+		 * group (torchtitan wraps the experts on their own mesh) */
+		z.ge = z.ge > 0 ? 1 : 0;
+		z.buf = unit * (2 * 2 + 4);
+		return z;
+	}
+	/* DeepSpeed: the live parameters (the current module and the prefetch bucket, under
+	 * the live cap, never less than the module itself), the module's 16-bit gradient and
+	 * the contiguous reduce bucket, allocated at reduce_bucket_size; gradients reduce in
+	 * the parameters' 16-bit dtype (communication_data_type defaults to it) */
+	double live = z.tmax + FW_DS_PREFETCH;
+	live = live < FW_DS_LIVE ? live : FW_DS_LIVE;
+	live = live > z.tmax ? live : z.tmax;
+	z.rbytes = 2;
+	z.buf = 2 * live + 2 * z.tmax + 2 * FW_DS_REDUCE_BUCKET;
+	return z;
+}
+
+void dp_zero3(const cost_ctx *x, const dp_groups *g, const dp_z3 *z, double pd, double pe, int layers, int ends,
+		double f, double b, double *zf, double *zb)
 {
 	const cluster_t *c = x->c;
 	const comm_ring *dr = &g->dp_r, *er = &g->edp_r;
 	*zf = *zb = 0;
 	if (!(g->d_dense > 1 || g->d_exp > 1))
 		return;
-	/* a group with nothing to move starts no collective (a dense model's expert group) */
-	double ag = comm_ring_allgather(dr, pd * 2) + (pe > 0 ? comm_ring_allgather(er, pe * 2) : 0);
-	/* gradients reduce in the main-grad dtype (fp32, or bf16 with --grad-reduce-in-bf16) */
-	double gb = mem_opt_bytes(x->s).g;
-	double rs = comm_ring_allgather(dr, pd * gb) + (pe > 0 ? comm_ring_allgather(er, pe * gb) : 0);
-	/* FSDP gathers and reduces one layer at a time: one collective start-up per layer,
-	 * which dominates on thousands of ranks (ring latency grows with n) */
-	double lat = (layers > 1 ? layers - 1 : 0) *
-		((g->d_dense - 1) * g->dp_l.lat + (pe > 0 ? (g->d_exp - 1) * g->edp_l.lat : 0));
-	ag += lat;
-	rs += lat;
+	/* one all-gather per unit and group: per layer under FSDP, per coalesced submodule
+	 * group under DeepSpeed, plus the embedding and output units; a group with nothing to
+	 * move starts no collective (a dense model's expert group) */
+	double L = layers > 0 ? layers : 0, nd = L * z->gd + ends, ne = L * z->ge;
+	nd = nd > 1 ? nd : 1;
+	ne = ne > 1 ? ne : 1;
+	double ag = comm_ring_allgather_units(dr, g->dp_l, pd * 2, nd) +
+		(pe > 0 ? comm_ring_allgather_units(er, g->edp_l, pe * 2, ne) : 0);
+	/* gradients: per unit under FSDP; in reduce_bucket_size buckets under DeepSpeed */
+	double rd = nd, re = ne;
+	if (z->unit == FW_Z3_MODULE) {
+		rd = pd / FW_DS_REDUCE_BUCKET;
+		re = pe / FW_DS_REDUCE_BUCKET;
+		rd = rd > 1 ? rd : 1;
+		re = re > 1 ? re : 1;
+	}
+	double rs = comm_ring_allgather_units(dr, g->dp_l, pd * z->rbytes, rd) +
+		(pe > 0 ? comm_ring_allgather_units(er, g->edp_l, pe * z->rbytes, re) : 0);
 	double hide = c->eff.dp_overlap, kap = c->eff.contention;
 	*zf = comm_overlap(ag, hide * f, kap);
 	*zb = comm_overlap(ag + rs, hide * b, kap);

@@ -4,8 +4,10 @@
  * Sources: ZeRO (Rajbhandari et al. 2020, arXiv 1910.02054): ZeRO-1/2 reduce-scatter the
  * fp32 gradients and all-gather the updated 16-bit parameters (Megatron's distributed
  * optimizer), ZeRO-0 all-reduces them, ZeRO-3/FSDP (Zhao et al. 2023, arXiv 2304.11277)
- * gathers each layer's parameters for forward and backward and reduce-scatters its gradients
- * on every micro-batch, one collective start-up per layer; the gradient reduction overlaps
+ * gathers each unit's parameters for forward and backward and reduce-scatters its gradients
+ * on every micro-batch, one collective per unit (a layer under FSDP, a submodule's
+ * parameters or a prefetch bucket under DeepSpeed; framework.h FW_Z3_*), each with NCCL's
+ * start-up and the bandwidth its size gets (comm.h); the gradient reduction overlaps
  * the last micro-batch's backward (Li et al. 2020, PyTorch DDP, arXiv 2006.15704). Experts'
  * states are sharded over their own data-parallel group (dp*cp*tp/(ep*etp) ranks). The
  * optimizer step is a memory-bound pass over ~34 bytes per locally updated parameter with
@@ -24,12 +26,27 @@ typedef struct {
 	comm_ring dp_r, edp_r;  /* the rings of d_dense and d_exp ranks on them */
 } dp_groups;
 
+/* How the framework gathers sharded (ZeRO-3) parameters (framework.h, FW_Z3_*): collectives
+ * per layer and the transient buffers, the same for every stage of one evaluation. */
+typedef struct {
+	int unit;               /* FW_Z3_LAYER or FW_Z3_MODULE */
+	double gd, ge;          /* all-gathers per layer on the dense and the expert group */
+	double unit_params;     /* FSDP's unit: the largest used layer kind's parameters */
+	double tmax;            /* largest parameter tensor held per device */
+	double rbytes;          /* bytes per gradient element reduce-scattered */
+	double buf;             /* bytes of the unsharded parameters and gradients in flight */
+} dp_z3;
+
 /* Groups of the context's strategy. */
 dp_groups dp_groups_of(const cost_ctx *x);
+/* The gather plan of the context's strategy; unit: the largest used layer kind's
+ * parameters per device (FSDP's unit). */
+dp_z3 dp_zero3_plan(const cost_ctx *x, double unit);
 /* ZeRO-3: exposed gather/reduce seconds per micro-batch of a stage holding pd dense and pe
- * expert parameters in `layers` layers, under its forward f and backward b; into *zf, *zb. */
-void dp_zero3(const cost_ctx *x, const dp_groups *g, double pd, double pe, int layers, double f, double b,
-		double *zf, double *zb);
+ * expert parameters in `layers` layers and `ends` embedding/output units, under its forward
+ * f and backward b; into *zf, *zb. */
+void dp_zero3(const cost_ctx *x, const dp_groups *g, const dp_z3 *z, double pd, double pe, int layers, int ends,
+		double f, double b, double *zf, double *zb);
 /* ZeRO 0-2: seconds of the once-per-step gradient reduction (and parameter all-gather). */
 double dp_sync(const cost_ctx *x, const dp_groups *g, double pd, double pe);
 /* The part of a stage's once-per-step sync t_dp (ZeRO 0-2) that no compute can hide: the

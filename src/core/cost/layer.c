@@ -117,7 +117,7 @@ static void layer_parts_of(const cost_ctx *x, int k, const layer_parts *like, la
 	double elem = sh->tsp * sh->h * ACT_BYTES * (4 + 6 + (sh->hdrop ? 1 : 0)) +
 		sh->tok * (sh->qd + sh->kd) * ACT_BYTES * 2 + p->mlp.elem;
 	p->elem_f = compute_elem(x, elem);
-	p->launch = x->c->eff.layer_us * 1e-6;
+	p->launch = x->c->eff.layer_us * 1e-6 + p->mlp.launch;
 }
 
 /* Compose kind k's costs from its parts: time, parameters, communication, recomputation. */

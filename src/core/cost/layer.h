@@ -47,6 +47,7 @@ typedef struct {
 	double sh_t, sh_fl, sh_elem;    /* shared experts */
 	double moe_fn_elem;     /* element-wise bytes of the routed experts' activation */
 	double ep_bytes;        /* bytes each rank dispatches (and combines) over EP */
+	double launch;          /* seconds the MoE block's short kernels wait on the host */
 } mlp_cost;
 
 /* Activation bytes a layer stores for backward, by block (memory.c). */

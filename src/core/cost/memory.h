@@ -45,11 +45,12 @@ double mem_logit_bytes(const strategy_t *s);
  * whose fp8 linear saves the fp8 copy (Transformer Engine), else the 16-bit 2. */
 double mem_gemm_input_bytes(const strategy_t *s);
 /* A stage's buffers besides its layers' work: the gathered SP input / TP all-reduce
- * workspace at width tp_w, two P2P messages of p2p_bytes, and FSDP's unsharded units
- * (unit_params: the largest layer's parameters on the device). work is added first. */
-static inline double mem_buffers(const cost_ctx *x, double work, double tp_w, double p2p_bytes, double unit_params);
+ * workspace at width tp_w, two P2P messages of p2p_bytes, and with ZeRO-3 the z3_bytes of
+ * unsharded parameters and gradients the framework keeps in flight (dp.h, dp_zero3_plan).
+ * work is added first. */
+static inline double mem_buffers(const cost_ctx *x, double work, double tp_w, double p2p_bytes, double z3_bytes);
 
-static inline double mem_buffers(const cost_ctx *x, double work, double tp_w, double p2p_bytes, double unit_params)
+static inline double mem_buffers(const cost_ctx *x, double work, double tp_w, double p2p_bytes, double z3_bytes)
 {
 	const strategy_t *s = x->s;
 	double buf = work;
@@ -57,9 +58,8 @@ static inline double mem_buffers(const cost_ctx *x, double work, double tp_w, do
 		buf += x->tok * tp_w * ACT_BYTES; /* gathered SP input / TP all-reduce workspace */
 	if (s->pp > 1)
 		buf += 2 * p2p_bytes;
-	if (s->zero == 3) /* FSDP keeps the current and the prefetched unit unsharded (bf16
-	                   * params and their gradients before reduce-scatter) */
-		buf += unit_params * (2 * 2 + 4);
+	if (s->zero == 3)
+		buf += z3_bytes;
 	return buf;
 }
 

@@ -9,13 +9,54 @@
  * --moe-expert-capacity-factor with padding); the useful FLOPs stay those of the mean.
  * DeepSeek-V3 (arXiv 2412.19437) shared experts run on every token like a dense MLP. */
 #include "core/cost/layer.h"
+#include "core/framework.h"
+
+/* Kernels Megatron-Core's MoE layer launches per forward besides the experts' GEMMs (counted
+ * from megatron/core/transformer/moe: TopKRouter.forward: gating GEMM aside, softmax, top-k,
+ * the routing map's scatter, the load-balancing loss's two reductions and its scaling: 6;
+ * the token dispatcher's permute and unpermute: index computation, gather, scatter-add with
+ * the routing probabilities: 6). A lower bound: the all-to-alls' split bookkeeping adds more. */
+#define MOE_ROUTER_KERNELS 6.0
+#define MOE_PERMUTE_KERNELS 6.0
+
+/* Seconds by which `kernels` host-launched kernels moving `bytes` through HBM in all take
+ * longer than their memory time: none finishes before the launch floor kernel_us. */
+static double moe_launch_floor(const cost_ctx *x, double kernels, double bytes)
+{
+	double floor = kernels * x->c->eff.kernel_us * 1e-6, mem = compute_elem(x, bytes);
+	return floor > mem ? floor - mem : 0;
+}
+
+/* Forward seconds of the routed experts' two GEMMs (fc1, with the gate fused, and fc2).
+ * The GEMM M dimension is the tokens one local expert receives: the busiest EP rank's
+ * routed copies (tokens x topk x capacity factor, gathered over expert TP) over its
+ * experts/ep local experts, so more and smaller experts give smaller, less efficient
+ * GEMMs. The local experts' tiles share the waves (compute_gemm_n: one grouped GEMM, or
+ * per-expert GEMMs on several streams, Transformer Engine's num_gemm_streams). A framework
+ * that launches one GEMM per expert (TE's GroupedLinear issues a cuBLAS GEMM per expert,
+ * transformer_engine/pytorch/module/grouped_linear.py; DeepSpeed loops over its experts)
+ * cannot finish a matrix before the host has launched all of them, kernel_us apart: a
+ * matrix takes at least experts x kernel_us. One grouped kernel per matrix (torchtitan's
+ * torch._grouped_mm) waits on one launch. */
+static double moe_experts(const cost_ctx *x, const layer_shape *sh)
+{
+	const layer_kind *t = sh->t;
+	const strategy_t *s = x->s;
+	double h = sh->h, g = sh->g, ef = sh->ef;
+	double me = sh->etml * s->ep / t->experts; /* tokens per local expert */
+	double nloc = (double)t->experts / s->ep;
+	double gg = x->c->eff.grouped_gemm, kl = x->c->eff.kernel_us * 1e-6;
+	double t1 = compute_gemm_n(x, me, h, g * ef, nloc, gg), t2 = compute_gemm_n(x, me, ef, h, nloc, gg);
+	if (fw_run_caps(s)->expert_launches)
+		kl *= nloc;
+	return (t1 > kl ? t1 : kl) + (t2 > kl ? t2 : kl);
+}
 
 mlp_cost mlp_price(const cost_ctx *x, const layer_shape *sh)
 {
 	const layer_kind *t = sh->t;
-	const strategy_t *s = x->s;
 	double tok = sh->tok, h = sh->h, g = sh->g;
-	mlp_cost o = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+	mlp_cost o = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 	if (sh->dense_mlp) {
 		double fl = sh->fl;
 		o.t += compute_gemm(x, tok, h, g * fl, 1) + compute_gemm(x, tok, fl, h, 1);
@@ -24,17 +65,17 @@ mlp_cost mlp_price(const cost_ctx *x, const layer_shape *sh)
 	}
 	if (sh->moe) {
 		double ef = sh->ef, tm = sh->etm, tml = sh->etml; /* gathered over expert TP */
-		double me = tml * s->ep / t->experts;             /* tokens per local expert */
-		double nloc = (double)t->experts / s->ep;
-		double gg = x->c->eff.grouped_gemm;
-		/* one grouped GEMM over the local experts: their tiles share the waves */
-		o.routed_t = compute_gemm_n(x, me, h, g * ef, nloc, gg) + compute_gemm_n(x, me, ef, h, nloc, gg);
+		o.routed_t = moe_experts(x, sh);
 		o.routed_fl = 2.0 * tm * h * ef * (g + 1);
 		o.t += o.routed_t;
 		o.t += compute_gemm(x, x->tok_moe, h, t->experts, 1);   /* router */
 		o.fl += o.routed_fl + 2.0 * x->tok_moe * h * t->experts;
 		o.moe_fn_elem = tml * ef * (g + 1) * ACT_BYTES;
-		o.elem += tml * (4 * h + ef * (g + 1)) * ACT_BYTES; /* permute, unpermute, activation */
+		/* the router's softmax and top-k read and write fp32 scores (12 bytes per score);
+		 * permutation and unpermutation read and write each routed copy (4h) */
+		double r_bytes = x->tok_moe * t->experts * 12.0, p_bytes = tml * 4 * h * ACT_BYTES;
+		o.elem += r_bytes + p_bytes + tml * ef * (g + 1) * ACT_BYTES;
+		o.launch = moe_launch_floor(x, MOE_ROUTER_KERNELS, r_bytes) + moe_launch_floor(x, MOE_PERMUTE_KERNELS, p_bytes);
 		if (t->shared > 0) {
 			double sf = sh->sf;
 			o.sh_t = compute_gemm(x, tok, h, g * sf, 1) + compute_gemm(x, tok, sf, h, 1);

@@ -20,12 +20,13 @@ void stage_env_init(stage_env *e, const cost_ctx *x, const layer_cost *kc)
 	/* a model whose layers all have the model's width prices every chunk's P2P alike,
 	 * others per chunk at the width of its edges */
 	e->uniform = true;
-	e->unit_params = 0;
+	double unit = 0;
 	for (int k = 0; k < m->nkinds; k++) {
 		e->uniform = e->uniform && kc[k].width == m->hidden;
-		if (kc[k].p_dense + kc[k].p_expert > e->unit_params && model_kind_used(m, k))
-			e->unit_params = kc[k].p_dense + kc[k].p_expert;
+		if (kc[k].p_dense + kc[k].p_expert > unit && model_kind_used(m, k))
+			unit = kc[k].p_dense + kc[k].p_expert;
 	}
+	e->z3 = dp_zero3_plan(x, unit);
 	e->p2p_bytes = x->tok * m->hidden * ACT_BYTES / x->sp_div;
 	e->p2p = e->p > 1 ? ctx_pp_send(x, e->pp_l, e->p2p_bytes) : 0;
 	/* DualPipe sends each chunk's activations and gradients while the paired chunk
@@ -258,13 +259,13 @@ void stage_price(const stage_env *e, int st, const stage_shape *sh, const stage_
 		tp_w = (st == 0 || st == e->p - 1 || a.wst == 0) && h > a.wst ? h : a.wst;
 		p2p_buf = sh->p2p_max;
 	}
-	me->buffers = mem_buffers(x, a.work, tp_w, p2p_buf, e->unit_params);
+	me->buffers = mem_buffers(x, a.work, tp_w, p2p_buf, e->z3.buf);
 	o->act_mb = a.act_mb;
 	o->extra_act = a.extra_act;
 	/* ZeRO-3: parameters gathered and gradients reduce-scattered on every micro-batch */
 	double zf = 0, zb = 0;
 	if (s->zero == 3)
-		dp_zero3(x, &e->dg, a.pd, a.pe, sh->layers, a.f, a.b, &zf, &zb);
+		dp_zero3(x, &e->dg, &e->z3, a.pd, a.pe, sh->layers, (st == 0) + (st == e->p - 1), a.f, a.b, &zf, &zb);
 	eval_stage_time *tt = &o->tt;
 	tt->fwd = a.f + zf;
 	tt->bwd = a.b + zb;
@@ -281,7 +282,7 @@ void stage_price(const stage_env *e, int st, const stage_shape *sh, const stage_
 		act_offload(x, sh->layers, &a, o, tt);
 	tt->optimizer = dp_optimizer(x, &e->dg, a.pd, a.pe);
 	o->t_dp = s->zero < 3 ? dp_sync(x, &e->dg, a.pd, a.pe) : 0;
-	o->t_dp_edge = dp_edge(x, o->t_dp, a.pd + a.pe, e->unit_params);
+	o->t_dp_edge = dp_edge(x, o->t_dp, a.pd + a.pe, e->z3.unit_params);
 	/* the tied embedding's all-reduce over the pipeline's two ends, after the backward */
 	o->t_tied = st == 0 || st == e->p - 1 ? dp_tied_embedding(x, e->pp_l, e->vc.params) : 0;
 	o->fl_model = a.fl_model;

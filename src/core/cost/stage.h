@@ -35,7 +35,7 @@ typedef struct {
 	bool even;              /* the layers are split evenly (no explicit per-chunk counts) */
 	strat_split split;      /* that split */
 	vocab_cost vc;
-	double unit_params;     /* FSDP's unit: the largest used layer kind's parameters */
+	dp_z3 z3;               /* how ZeRO-3 gathers (FSDP's unit: the largest used layer kind) */
 } stage_env;
 
 /* What a stage holds. */
