@@ -28,7 +28,7 @@ pub_src=$(for f in "$PUB"/*.yaml; do sed -n 's/^id: \([^_]*\)_.*/\1/p' "$f"; don
 add_src=$(awk -F, 'NR > 1 { print $2 }' "$OUT" | sort -u)
 clash=$(comm -12 <(echo "$pub_src") <(echo "$add_src"))
 check "validate added: source keys ($(echo $add_src)) are not public/'s" [ -z "$clash" ]
-check "validate added: at least three sources" [ "$(echo "$add_src" | wc -l)" -ge 3 ]
+check "validate added: at least five sources" [ "$(echo "$add_src" | wc -l)" -ge 5 ]
 
 # each file: id equal to the file name, a source, a quality A/B/C, notes
 bad=
