@@ -42,6 +42,8 @@ typedef struct {
 	double mem_gib;
 	double peak_tflops[PREC_COUNT]; /* dense tensor-core peaks; 0 = unsupported */
 	double hbm_gbps;
+	int sms;              /* streaming multiprocessors (tensor-core units that run GEMM tiles in
+	                       * waves); 0 = unknown, no wave-quantisation term */
 	int node_devices;
 	double node_gbps;     /* intra-node, per device, per direction */
 	double net_gbps;      /* inter-node, per device, per direction */

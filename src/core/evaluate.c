@@ -18,6 +18,7 @@ typedef struct {
 	double tsum, tmax, fmax, bmax, fsum, bsum, wsum;
 	int slow;
 	double model_fl, hw_fl, dp_end, opt;
+	double tied;                /* the tied embedding's gradient all-reduce (pp comm) */
 } stage_totals;
 
 /* What PyTorch can allocate before it reports out-of-memory, in the allocated convention:
@@ -251,12 +252,14 @@ static int next_start(const uint8_t *start, int st, int p)
 static void first_of_shape(const stage_env *e, int st, const stage_cost *sc, stage_totals *t)
 {
 	if (e->x->s->zero < 3) {
-		double exposed = dp_sync_exposed(e->x, sc->t_dp, st, sc->tt.fwd, sc->tt.bwd);
+		double exposed = dp_sync_exposed(e->x, sc->t_dp, sc->t_dp_edge, st, sc->tt.fwd, sc->tt.bwd);
 		if (exposed > t->dp_end)
 			t->dp_end = exposed;
 	}
 	if (sc->tt.optimizer > t->opt)
 		t->opt = sc->tt.optimizer;
+	if (sc->t_tied > t->tied)
+		t->tied = sc->t_tied;
 }
 
 /* The steady state's pace: the slowest stage's parts, or under DualPipe the mean of the
@@ -310,7 +313,7 @@ static void compose_step(const stage_env *e, const stage_totals *t, int devices,
 	r->tp = mb * ss->tp;
 	r->cp = mb * ss->cp;
 	r->ep = mb * ss->ep;
-	r->pp = mb * ss->pp;
+	r->pp = mb * ss->pp + t->tied;
 	r->dp = mb * ss->dp_exposed + t->dp_end;
 	/* one replica: name the group that still syncs gradients (EVAL_DP_* in evaluate.h) */
 	int edp = model_max_experts(x->m) > 0 && (long long)s->cp * s->tp > (long long)s->ep * s->etp;

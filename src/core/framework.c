@@ -64,6 +64,10 @@ const fw_caps fw_table[FW_COUNT] = {
 		.vpp = true, .uneven = true, .empty_stage = true, .rc_block = true, .rc_modules = true, .sp_off = true, .sp_on = true,
 		.tp_overlap = true, .etp = true, .unfused_attention = true, .mtp = true, .mixed_layers = false,
 		.logit_bytes = 6.0, .sdpa_attention = false, .per_op_sac = false, .tp_bwd_serial = false,
+		/* --scatter-gather-tensors-in-pipeline, on by default (Narayanan et al. 2021, sec. 4.1) */
+		.pp_scatter = true,
+		/* DistributedDataParallelConfig.bucket_size: max(40M, 1M x dp) parameters */
+		.dp_bucket = 4e7, .dp_bucket_rank = 1e6,
 		.fp8_saved_inputs = true, /* Transformer Engine's fp8 Linear */
 		.fsdp_pp_unsharded = false,
 		/* --use-precision-aware-optimizer: TE's FusedAdam, with the distributed optimizer */
@@ -78,6 +82,8 @@ const fw_caps fw_table[FW_COUNT] = {
 		.vpp = true, .uneven = true, .empty_stage = false, .rc_block = false, .rc_modules = false, .sp_off = false, .sp_on = true,
 		.tp_overlap = true, .etp = true, .unfused_attention = false, .mtp = false, .mixed_layers = true,
 		.logit_bytes = 10.0, .sdpa_attention = true, .per_op_sac = true, .tp_bwd_serial = true,
+		.pp_scatter = false, /* torch.distributed.pipelining sends each rank's local tensor */
+		.dp_bucket = 0, .dp_bucket_rank = 0, /* FSDP2 reduces one transformer block at a time */
 		.fp8_saved_inputs = false, /* torchao's Float8Linear saves the 16-bit input */
 		.fsdp_pp_unsharded = true, /* FSDP2 + torch.distributed.pipelining */
 		.opt_remainders = false, .opt_dtypes = {1, 1, 1, 1}, .opt_zero = 0,
@@ -92,6 +98,10 @@ const fw_caps fw_table[FW_COUNT] = {
 		.vpp = false, .uneven = false, .empty_stage = false, .rc_block = false, .rc_modules = false, .sp_off = true, .sp_on = false,
 		.tp_overlap = false, .etp = false, .unfused_attention = true, .mtp = true, .mixed_layers = true,
 		.logit_bytes = 10.0, .sdpa_attention = true, .per_op_sac = false, .tp_bwd_serial = true,
+		/* PipelineEngine partitions activations over the model-parallel group
+		 * (is_pipe_partitioned, PartitionedTensor) and gathers them after the receive */
+		.pp_scatter = true,
+		.dp_bucket = 5e8, .dp_bucket_rank = 0, /* zero_optimization.reduce_bucket_size default */
 		.fp8_saved_inputs = false, .fsdp_pp_unsharded = false,
 		.opt_remainders = false, .opt_dtypes = {1, 1, 1, 1}, .opt_zero = 0,
 		.opt_why = " (strata prices DeepSpeed's ZeRO optimizers with fp32 states; its bf16_optimizer_states and "

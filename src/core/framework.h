@@ -47,6 +47,10 @@ typedef struct {
 	bool sdpa_attention;      /* PyTorch SDPA kernels (the `flash_sdpa` efficiency) */
 	bool per_op_sac;          /* `selective` is per-op checkpointing (torchtitan's) */
 	bool tp_bwd_serial;       /* TP backward collectives waited for in autograd */
+	double dp_bucket;         /* parameters per gradient-sync bucket (0: one FSDP unit) */
+	double dp_bucket_rank;    /* ... at least this many per data-parallel rank */
+	bool pp_scatter;          /* without SP, a pipeline send is split over the TP ranks
+	                           * and all-gathered on arrival (scatter/gather) */
 	bool fp8_saved_inputs;    /* fp8 GEMMs save the fp8 copy of their input (TE) */
 	bool fsdp_pp_unsharded;   /* FSDP under PP keeps unsharded params and fp32 grads */
 	bool opt_remainders;      /* a precision-aware optimizer keeps fp32 masters as 16-bit

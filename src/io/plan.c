@@ -813,6 +813,7 @@ static int cluster_from_node(cluster_t *c, yctx *y, const yd_node *n)
 			y_num(y, pk, "bf16", 0, 1e7, &c->peak_tflops[PREC_BF16]) ||
 			y_num(y, pk, "fp16", 0, 1e7, &c->peak_tflops[PREC_FP16]) ||
 			y_num(y, pk, "fp8", 0, 1e7, &c->peak_tflops[PREC_FP8]) ||
+			y_int(y, dev, "sms", 0, 1 << 20, &c->sms) ||
 			y_int(y, node, "devices", 1, 1 << 16, &c->node_devices) ||
 			y_num(y, node, "link_gbps", 0.001, 1e7, &c->node_gbps) ||
 			y_num(y, net, "link_gbps", 0.001, 1e7, &c->net_gbps) ||
@@ -951,6 +952,8 @@ static void fam_visit(const char *name, const char *path, void *arg)
 		cluster_family(c.device, fam, sizeof fam);
 		if (!strcmp(fam, a->family)) {
 			a->target->eff = c.eff;
+			if (!a->target->sms)
+				a->target->sms = c.sms; /* a property of the family's die */
 			a->found = 1;
 		}
 	}

@@ -272,6 +272,8 @@ static void write_cluster(FILE *f, const cluster_t *c)
 	key_str(f, "    ", "name", c->device);
 	key_num(f, "    ", "memory_gib", c->mem_gib);
 	key_num(f, "    ", "hbm_gbps", c->hbm_gbps);
+	if (c->sms > 0)
+		fprintf(f, "    sms: %d\n", c->sms);
 	fputs("    peak_tflops:\n", f);
 	key_num(f, "      ", "bf16", c->peak_tflops[PREC_BF16]);
 	key_num(f, "      ", "fp16", c->peak_tflops[PREC_FP16]);

@@ -529,6 +529,8 @@ static int scr_cluster_index(lua_State *L)
 		lua_pushinteger(L, c->node_devices);
 	else if (!strcmp(k, "hbm_gbps"))
 		lua_pushnumber(L, c->hbm_gbps);
+	else if (!strcmp(k, "sms"))
+		lua_pushinteger(L, c->sms);
 	else if (!strcmp(k, "node_gbps"))
 		lua_pushnumber(L, c->node_gbps);
 	else if (!strcmp(k, "net_gbps"))

@@ -1,4 +1,5 @@
 /* dp.c - data-parallel communication and the optimizer step (dp.h has the sources). */
+#include "core/framework.h"
 #include "core/cost/compute.h"
 #include "core/cost/dp.h"
 
@@ -55,16 +56,48 @@ double dp_sync(const cost_ctx *x, const dp_groups *g, double pd, double pe)
 	return t;
 }
 
-double dp_sync_exposed(const cost_ctx *x, double t_dp, int st, double f, double b)
+double dp_edge(const cost_ctx *x, double t_dp, double params, double unit)
+{
+	const strategy_t *s = x->s;
+	if (t_dp <= 0 || params <= 0)
+		return 0;
+	/* Gradients are reduced (and ZeRO-1/2 parameters gathered) bucket by bucket; the last
+	 * bucket's reduction starts when the backward ends and the first bucket's gather must
+	 * finish before the forward starts. The bucket is the framework's (fw_caps.dp_bucket:
+	 * Megatron-Core max(40M, 1M x dp) parameters, DeepSpeed's 5e8-element reduce bucket,
+	 * FSDP2's transformer block) */
+	const fw_caps *fw = fw_run_caps(s);
+	double bucket = fw->dp_bucket_rank * s->dp * s->cp;
+	bucket = bucket > fw->dp_bucket ? bucket : fw->dp_bucket;
+	if (bucket <= 0)
+		bucket = unit;
+	double share = bucket / params;
+	return t_dp * (share < 1 ? share : 1);
+}
+
+double dp_tied_embedding(const cost_ctx *x, comm_link pp_l, double vl_params)
+{
+	const strategy_t *s = x->s;
+	if (!x->m->tied || s->pp < 2 || s->schedule == SCHED_DUALPIPE)
+		return 0;
+	/* Megatron's _allreduce_embedding_grads (finalize_model_grads.py) and DeepSpeed's
+	 * tied-module reduction: the word embedding's main gradients all-reduced over the
+	 * two-rank embedding group of the first and last stage, after the backward */
+	return comm_allreduce(pp_l, 2, vl_params * mem_opt_bytes(s).g);
+}
+
+double dp_sync_exposed(const cost_ctx *x, double t_dp, double edge, int st, double f, double b)
 {
 	const strategy_t *s = x->s;
 	/* gradient reduction overlaps the last micro-batch's backward and the parameter
 	 * all-gather the next step's first forward; stage st finishes its backward about st
-	 * backward slots before stage 0 does */
+	 * backward slots before stage 0 does, which hides the edge buckets too */
 	double idle = s->pp > 1 ? st * b / s->vpp : 0, left = t_dp - idle;
+	left = left > 0 ? left : 0.0;
+	double fixed = edge < left ? edge : left;
+	left -= fixed;
 	/* fmax(0, left) without the library call (once per distinct stage): +0 for a zero of
 	 * either sign and for NaN, as glibc's fmax gives */
-	return comm_overlap(left > 0 ? left : 0.0, x->c->eff.dp_overlap * (b + (s->zero >= 1 ? f : 0)),
+	return fixed + comm_overlap(left > 0 ? left : 0.0, x->c->eff.dp_overlap * (b + (s->zero >= 1 ? f : 0)),
 			x->c->eff.contention);
 }
-

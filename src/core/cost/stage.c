@@ -27,7 +27,7 @@ void stage_env_init(stage_env *e, const cost_ctx *x, const layer_cost *kc)
 			e->unit_params = kc[k].p_dense + kc[k].p_expert;
 	}
 	e->p2p_bytes = x->tok * m->hidden * ACT_BYTES / x->sp_div;
-	e->p2p = e->p > 1 ? comm_p2p(e->pp_l, e->p2p_bytes) : 0;
+	e->p2p = e->p > 1 ? ctx_pp_send(x, e->pp_l, e->p2p_bytes) : 0;
 	/* DualPipe sends each chunk's activations and gradients while the paired chunk
 	 * computes (DeepSeek-V3 report, sec. 3.2.1: "both all-to-all and PP communication can
 	 * be fully hidden"): a send far shorter than a chunk costs only its `contention` share */
@@ -118,7 +118,7 @@ void stage_shape_of(const stage_env *e, int st, stage_shape *sh)
 			double ct = e->p2p_chunk;
 			if (!e->uniform) {
 				double cb = x->tok * chunk_width(m, lo, lo + n) * ACT_BYTES / x->sp_div;
-				ct = comm_p2p(e->pp_l, cb) * e->p2p_seen;
+				ct = ctx_pp_send(x, e->pp_l, cb) * e->p2p_seen;
 				sh->p2p_max = cb > sh->p2p_max ? cb : sh->p2p_max;
 			}
 			sh->p2p_sum += ct;
@@ -260,6 +260,9 @@ void stage_price(const stage_env *e, int st, const stage_shape *sh, const stage_
 	tt->dp_exposed = zf + zb; /* ZeRO-3 exposure per micro-batch, already inside f and b */
 	tt->optimizer = dp_optimizer(x, &e->dg, a.pd, a.pe);
 	o->t_dp = s->zero < 3 ? dp_sync(x, &e->dg, a.pd, a.pe) : 0;
+	o->t_dp_edge = dp_edge(x, o->t_dp, a.pd + a.pe, e->unit_params);
+	/* the tied embedding's all-reduce over the pipeline's two ends, after the backward */
+	o->t_tied = st == 0 || st == e->p - 1 ? dp_tied_embedding(x, e->pp_l, e->vc.params) : 0;
 	o->fl_model = a.fl_model;
 	o->fl_hw = a.fl_hw;
 }
