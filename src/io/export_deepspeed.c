@@ -83,6 +83,7 @@ int export_deepspeed(FILE *f, const export_facts *x)
 	int autotp, ulysses;
 	export_header(ns, x, "deepspeed", "the DeepSpeed config-json documentation and deepspeed/runtime");
 	limits(ns, x, &autotp, &ulysses);
+	export_run_deepspeed(ns, x);
 
 	json_w w;
 	json_init(&w, f, 1);

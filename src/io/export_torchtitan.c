@@ -109,6 +109,7 @@ int export_torchtitan(FILE *f, const export_facts *x)
 				"written");
 	if (!s->flash)
 		export_note(ns, "not expressible: flash_attention false; the model picks its attention kernel");
+	export_run_torchtitan(ns, x);
 	export_opt_fp32_only(ns, s, "torch.optim's AdamW keeps its state in the dtype of FSDP2's fp32 shards");
 	int split_ok = 1;
 	for (int c = 0; c < x->nstages; c++)

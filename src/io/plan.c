@@ -301,6 +301,65 @@ static int y_layer_list(yctx *y, const yd_node *map, const char *key, int mode, 
 	return 0;
 }
 
+/* The keys of model_arch (normalization, position embedding) present in map n, into c.
+ * Hugging Face names: rms_norm_eps (Llama, Mistral, Qwen, DeepSeek) or layer_norm_eps /
+ * layer_norm_epsilon (GPT-2, GPT-NeoX); rope_theta, partial_rotary_factor, rope_scaling
+ * {rope_type|type, factor, mscale, mscale_all_dim}; position_embedding_type absolute (and
+ * model_type gpt2) for learned positions; max_position_embeddings | n_positions.
+ * 0, or 2 with the error. */
+static int config_arch(yctx *y, const yd_node *n, model_arch *a)
+{
+	const long long BIG = 1LL << 30;
+	double eps = 0;
+	if (y_num(y, n, "rms_norm_eps", 0, 1, &eps))
+		return 2;
+	if (eps > 0) {
+		a->norm = MODEL_NORM_RMS;
+		a->norm_eps = eps;
+	}
+	eps = 0;
+	if (y_num(y, n, "layer_norm_eps", 0, 1, &eps) || y_num(y, n, "layer_norm_epsilon", 0, 1, &eps))
+		return 2;
+	if (eps > 0) {
+		a->norm = MODEL_NORM_LAYER;
+		a->norm_eps = eps;
+	}
+	if (y_num(y, n, "partial_rotary_factor", 0.001, 1, &a->rotary_pct) ||
+			y_int(y, n, "max_position_embeddings", 1, BIG, &a->max_pos) ||
+			y_int(y, n, "n_positions", 1, BIG, &a->max_pos))
+		return 2;
+	double theta = 0;
+	if (y_num(y, n, "rope_theta", 1, 1e12, &theta))
+		return 2;
+	if (theta > 0) {
+		a->pos = MODEL_POS_ROPE;
+		a->rope_theta = theta;
+	}
+	const char *pt = y_str(n, "position_embedding_type"), *mt = y_str(n, "model_type");
+	if ((pt && !strcmp(pt, "absolute")) || (mt && !strcmp(mt, "gpt2")))
+		a->pos = MODEL_POS_LEARNED;
+	else if (pt && (!strcmp(pt, "rope") || !strcmp(pt, "rotary")))
+		a->pos = MODEL_POS_ROPE;
+	const yd_node *rs = yd_get(n, "rope_scaling");
+	if (!y_unset(rs) && yd_kind_of(rs) == YD_MAP) {
+		const char *kind = y_str(rs, "rope_type");
+		if (!kind)
+			kind = y_str(rs, "type");
+		/* a name such as llama3 or yarn: letters, digits and '_' only (it goes into scripts) */
+		size_t k = 0;
+		for (; kind && *kind && k + 1 < sizeof a->rope_scaling; kind++)
+			if (isalnum((unsigned char)*kind) || *kind == '_')
+				a->rope_scaling[k++] = *kind;
+		a->rope_scaling[k] = 0;
+		if (y_num(y, rs, "factor", 0, 1e6, &a->rope_factor) || y_num(y, rs, "mscale", 0, 1e6, &a->mscale) ||
+				y_num(y, rs, "mscale_all_dim", 0, 1e6, &a->mscale_all_dim))
+			return 2;
+		if (a->pos == MODEL_POS_UNSET)
+			a->pos = MODEL_POS_ROPE;
+	}
+	return 0;
+}
+
 /* Read the model keys present in map n into c; a key n lacks leaves c as it was, so the
  * keys of a block can be read over those of its model. *shared_size gets
  * shared_expert_intermediate_size when present. 0, or 2 with the error. */
@@ -398,7 +457,7 @@ static int config_read(yctx *y, const yd_node *n, model_config *c, int *shared_s
 			y_num(y, n, "attention_dropout", 0, 0.999, &c->attention_dropout) ||
 			y_num(y, n, "attn_pdrop", 0, 0.999, &c->attention_dropout))
 		return 2;
-	return 0;
+	return config_arch(y, n, &c->arch);
 }
 
 /* Defaults that follow from several keys, once all of them are read. */

@@ -312,6 +312,7 @@ static int scr_layers(lua_State *L)
 			m->qkv_bias = tmp->qkv_bias;
 			m->hidden_dropout = tmp->hidden_dropout;
 			m->attention_dropout = tmp->attention_dropout;
+			m->arch = tmp->arch;
 		}
 		if (seen_mtp && !mtp)
 			luaL_error(L, "strata.layers: block %d: MTP blocks (mtp = true) must come last", (int)b);
