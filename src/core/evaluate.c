@@ -293,6 +293,7 @@ static eval_stage_time pace_of(const strategy_t *s, int p, const stage_totals *t
 	ss.ep = (a->ep + z->ep) / 2;
 	ss.pp = (a->pp + z->pp) / 2;
 	ss.dp_exposed = (a->dp_exposed + z->dp_exposed) / 2;
+	ss.host = (a->host + z->host) / 2;
 	return ss;
 }
 
@@ -320,7 +321,10 @@ static void compose_step(const stage_env *e, const stage_totals *t, int devices,
 	r->dp_group = s->dp > 1 || (s->cp == 1 && !edp) ? EVAL_DP : s->cp > 1 ? EVAL_DP_CP : EVAL_EDP;
 	r->bubble = bubble;
 	r->optimizer = opt;
+	r->host = mb * ss->host;
 	r->comm_exposed = r->tp + r->cp + r->ep + r->pp + r->dp;
+	if (r->host > 0)
+		r->comm_exposed += r->host;
 	r->step = r->compute + r->recompute + r->comm_exposed + r->bubble + r->optimizer;
 	double tokens = (double)s->global_batch * s->seq;
 	r->tokens_per_s = tokens / r->step;

@@ -203,15 +203,43 @@ static void model_flags(work *w, const export_facts *x)
 				"the flags give the model's hidden size and MLP type to every layer");
 }
 
+/* CPU offload: the optimizer's (--optimizer-cpu-offload, which asserts
+ * --use-precision-aware-optimizer; --overlap-cpu-optimizer-d2h-h2d pipelines the copies
+ * and the host steps, as priced) and the activations' (--cpu-offloading-num-layers,
+ * core/model_parallel_config.py; arguments.py turns cpu_offloading on with it). */
+static void offload_flags(work *w, const strategy_t *s)
+{
+	if (s->opt_offload > 0) {
+		add(w, "--use-precision-aware-optimizer");
+		add(w, "--optimizer-cpu-offload");
+		add(w, "--optimizer-offload-fraction %g", s->opt_offload);
+		add(w, "--overlap-cpu-optimizer-d2h-h2d");
+		if (s->zero != 1)
+			export_note(&w->notes, "not expressible: optimizer offload with ZeRO-%d; Megatron-LM offloads the "
+					"distributed optimizer's states (ZeRO-1) only", s->zero);
+		if (strat_opt_lowp(s))
+			export_note(&w->notes, "not expressible: optimizer offload with non-fp32 optimizer dtypes; the hybrid "
+					"device optimizer keeps fp32 states");
+	}
+	if (s->act_offload > 0) {
+		add(w, "--cpu-offloading-num-layers %d", s->act_offload);
+		if (s->pp > 1 || s->recompute != RC_NONE || s->nranges > 0)
+			export_note(&w->notes, "not expressible: activation offload with %s; Megatron-LM refuses it",
+					s->pp > 1 ? "pipeline parallelism" : "activation recomputation");
+	}
+}
+
 /* The precision-aware optimizer (megatron/core/optimizer/optimizer_config.py): TE's FusedAdam
  * stores each tensor in its dtype; it asserts the distributed optimizer, and bf16 main grads
  * need the grad buffer in bf16 (--accumulate-allreduce-grads-in-fp32, the bf16 default,
  * requires fp32 main grads). */
 static void optimizer_flags(work *w, const strategy_t *s)
 {
+	offload_flags(w, s);
 	if (!strat_opt_lowp(s))
 		return;
-	add(w, "--use-precision-aware-optimizer");
+	if (s->opt_offload == 0)
+		add(w, "--use-precision-aware-optimizer");
 	for (int k = 0; k < OPT_KEYS; k++)
 		if (s->opt_dt[k] != ODT_FP32) {
 			char flag[32];
@@ -227,11 +255,60 @@ static void optimizer_flags(work *w, const strategy_t *s)
 				"with the distributed optimizer (ZeRO-1) only", s->zero);
 }
 
-/* Pipeline split: nothing when even, first/last stage sizes when only those differ,
+/* The plan's split keys as Megatron's own flags (megatron/training/arguments.py). */
+static void split_key_flags(work *w, const strategy_t *s)
+{
+	if (s->first_layers > 0)
+		add(w, "--decoder-first-pipeline-num-layers %d", s->first_layers);
+	if (s->last_layers > 0)
+		add(w, "--decoder-last-pipeline-num-layers %d", s->last_layers);
+	if (s->acct_embed)
+		add(w, "--account-for-embedding-in-pipeline-split");
+	if (s->acct_loss)
+		add(w, "--account-for-loss-in-pipeline-split");
+	if (s->vpp > 1)
+		add(w, "--num-virtual-stages-per-pipeline-rank %d", s->vpp);
+}
+
+/* Counts per model stage (cnt, nst = pp*vpp, chunk-major) that Megatron's first/last flags
+ * lay out: every rank's chunks alike, the middle ranks alike (transformer_block.py
+ * get_num_layers_to_build). Writes the flags and returns 1, else 0. */
+static int first_last_flags(work *w, const strategy_t *s, const int *cnt, int nst)
+{
+	int p = s->pp, v = nst / p, rank[STRAT_MAX_CHUNKS];
+	if (p < 2)
+		return 0;
+	for (int r = 0; r < p; r++) {
+		rank[r] = 0;
+		for (int c = 0; c < v; c++) {
+			if (cnt[c * p + r] != cnt[r])
+				return 0;
+			rank[r] += cnt[c * p + r];
+		}
+	}
+	for (int r = 2; r < p - 1; r++)
+		if (rank[r] != rank[1])
+			return 0;
+	int mid = p > 2 ? rank[1] : -1;
+	if (rank[0] != mid)
+		add(w, "--decoder-first-pipeline-num-layers %d", rank[0]);
+	if (rank[p - 1] != mid)
+		add(w, "--decoder-last-pipeline-num-layers %d", rank[p - 1]);
+	if (v > 1)
+		add(w, "--num-virtual-stages-per-pipeline-rank %d", v);
+	return 1;
+}
+
+/* Pipeline split: the plan's split keys as they are; nothing when even; first/last stage
+ * sizes when only those differ (also with virtual stages, every chunk of a rank alike);
  * else the explicit layout (which also carries the virtual stages). */
 static void pipeline_flags(work *w, const export_facts *x)
 {
 	const strategy_t *s = x->s;
+	if (strat_split_keys(s) && !(s->schedule == SCHED_ZBV && s->vpp == 1)) {
+		split_key_flags(w, s);
+		return;
+	}
 	int cnt[EXPORT_MAX_STAGES], nst = x->nstages;
 	memcpy(cnt, x->stage_layers, sizeof cnt);
 	if (s->schedule == SCHED_ZBV && s->vpp == 1) {
@@ -248,17 +325,8 @@ static void pipeline_flags(work *w, const export_facts *x)
 			add(w, "--num-virtual-stages-per-pipeline-rank %d", s->vpp);
 		return;
 	}
-	int middle_even = 1;
-	for (int c = 2; c < nst - 1; c++)
-		middle_even &= cnt[c] == cnt[1];
-	if (s->vpp == 1 && middle_even) {
-		int mid = nst > 2 ? cnt[1] : -1;
-		if (cnt[0] != mid)
-			add(w, "--decoder-first-pipeline-num-layers %d", cnt[0]);
-		if (cnt[nst - 1] != mid)
-			add(w, "--decoder-last-pipeline-num-layers %d", cnt[nst - 1]);
+	if (nst == s->pp * s->vpp && first_last_flags(w, s, cnt, nst))
 		return;
-	}
 	char *lay = layout(w, cnt, nst, x->m->mtp_layers);
 	if (lay)
 		add(w, "--pipeline-model-parallel-layout '%s'", lay);

@@ -4,6 +4,7 @@
  * differ in shape (a vision encoder in front of a decoder, interleaved dense and MoE layers)
  * lists them as `blocks`, the YAML form of strata.layers, which plan files are saved in. */
 #include "io/plan.h"
+#include "core/nearest.h"
 #include "io/text.h"
 #include "io/ydoc.h"
 
@@ -139,6 +140,52 @@ static int set_opt_dtype(strategy_t *s, int k, const char *val, char *err, size_
 	return -1;
 }
 
+/* The uneven-split and offload keys; 0, -1 bad value, -2 not one of them. */
+static int set_split_offload(strategy_t *s, const char *key, const char *val, char *err, size_t n)
+{
+	int v;
+	int16_t *lay = !strcmp(key, "first_stage_layers") ? &s->first_layers
+		: !strcmp(key, "last_stage_layers") ? &s->last_layers : NULL;
+	if (lay) { /* 0 = not set: the even split of the other stages */
+		if (set_int(&v, key, val, 0, MODEL_MAX_LAYERS, err, n))
+			return -1;
+		*lay = (int16_t)v;
+		return 0;
+	}
+	if (!strcmp(key, "account_for_embedding"))
+		return set_bool(&s->acct_embed, key, val, err, n);
+	if (!strcmp(key, "account_for_loss"))
+		return set_bool(&s->acct_loss, key, val, err, n);
+	if (!strcmp(key, "activation_offload"))
+		return set_int(&s->act_offload, key, val, 0, MODEL_MAX_LAYERS, err, n);
+	if (!strcmp(key, "optimizer_offload")) {
+		char *end;
+		errno = 0;
+		double f = strtod(val, &end);
+		if (end == val || *end || errno || !(f >= 0 && f <= 1)) {
+			snprintf(err, n, "optimizer_offload must be a fraction from 0 to 1 (got '%s')", val);
+			return -1;
+		}
+		s->opt_offload = f;
+		return 0;
+	}
+	return -2;
+}
+
+/* What plan_set takes (and the strategy block's keys), for suggestions and completion. */
+static const char *const set_keys[] = {"dp", "tp", "pp", "vpp", "cp", "ep", "etp", "zero", "micro_batch",
+	"global_batch", "seq_length", "sp", "recompute", "schedule", "precision", "flash_attention", "cp_kind",
+	"framework", "tp_comm_overlap", "vocab_parallel", "recompute_layers", "recompute_modules",
+	"moe_capacity_factor", "exp_avg_dtype", "exp_avg_sq_dtype", "main_grads_dtype", "main_params_dtype",
+	"stage_layers", "first_stage_layers", "last_stage_layers", "account_for_embedding",
+	"account_for_loss", "optimizer_offload", "activation_offload", "devices", "budget_gib", "mbs", "gbs", "seq", "budget"};
+
+const char *const *plan_set_keys(size_t *n)
+{
+	*n = sizeof set_keys / sizeof set_keys[0];
+	return set_keys;
+}
+
 /* One strategy assignment; returns 0, -1 bad value, -2 unknown key. */
 static int strat_set(strategy_t *s, const char *key, const char *val, char *err, size_t n)
 {
@@ -192,12 +239,20 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 	for (int k = 0; k < OPT_KEYS; k++)
 		if (!strcmp(key, strat_opt_key(k)))
 			return set_opt_dtype(s, k, val, err, n);
+	int rc = set_split_offload(s, key, val, err, n);
+	if (rc != -2)
+		return rc;
 	if (!strcmp(key, "framework"))
 		return set_enum(&s->framework, key, val, strat_parse_framework, "auto, megatron, torchtitan, deepspeed", err, n);
-	snprintf(err, n, "unknown strategy key '%s' (known: dp tp pp vpp cp ep etp zero micro_batch "
+	const char *near = nearest_word(key, set_keys, sizeof set_keys / sizeof set_keys[0]);
+	char hint[80] = "";
+	if (near)
+		snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+	snprintf(err, n, "unknown strategy key '%s'%s (known: dp tp pp vpp cp ep etp zero micro_batch "
 			"global_batch seq_length sp recompute schedule precision flash_attention cp_kind "
 			"framework tp_comm_overlap vocab_parallel recompute_layers recompute_modules moe_capacity_factor "
-			"exp_avg_dtype exp_avg_sq_dtype main_grads_dtype main_params_dtype stage_layers)", key);
+			"exp_avg_dtype exp_avg_sq_dtype main_grads_dtype main_params_dtype stage_layers first_stage_layers "
+			"last_stage_layers account_for_embedding account_for_loss optimizer_offload activation_offload)", key, hint);
 	return -2;
 }
 
@@ -877,6 +932,14 @@ static int cluster_from_node(cluster_t *c, yctx *y, const yd_node *n)
 			y_num(y, node, "link_gbps", 0.001, 1e7, &c->node_gbps) ||
 			y_num(y, net, "link_gbps", 0.001, 1e7, &c->net_gbps) ||
 			y_num(y, net, "latency_us", 0, 1e6, &c->net_lat_us))
+		return 2;
+	const yd_node *host = yd_get(n, "host"); /* optional: CPU offload's link and memory */
+	if (host && yd_kind_of(host) != YD_MAP) {
+		yd_errat(y->d, host, y->err, y->n, "host must be a mapping {link_gbps: .., mem_gbps: ..}");
+		return 2;
+	}
+	if (host && (y_num(y, host, "link_gbps", 0.001, 1e7, &c->host_gbps) ||
+			y_num(y, host, "mem_gbps", 0.001, 1e7, &c->host_mem_gbps)))
 		return 2;
 	const yd_node *eff = yd_get(n, "efficiency");
 	if (eff) {

@@ -307,6 +307,13 @@ static void write_cluster(FILE *f, const cluster_t *c)
 	fputs("  network:\n", f);
 	key_num(f, "    ", "link_gbps", c->net_gbps);
 	key_num(f, "    ", "latency_us", c->net_lat_us);
+	if (c->host_gbps > 0 || c->host_mem_gbps > 0) {
+		fputs("  host:\n", f);
+		if (c->host_gbps > 0)
+			key_num(f, "    ", "link_gbps", c->host_gbps);
+		if (c->host_mem_gbps > 0)
+			key_num(f, "    ", "mem_gbps", c->host_mem_gbps);
+	}
 	if (!c->eff_set)
 		return; /* inherited from the device family again on load */
 	const char *key;
@@ -351,6 +358,18 @@ static void write_strategy(FILE *f, const strategy_t *s, int devices)
 	for (int k = 0; k < OPT_KEYS; k++) /* written only when not the fp32 default */
 		if (s->opt_dt[k] != ODT_FP32)
 			fprintf(f, "  %s: %s\n", strat_opt_key(k), strat_opt_dtype_name(s->opt_dt[k]));
+	if (s->first_layers > 0)
+		fprintf(f, "  first_stage_layers: %d\n", s->first_layers);
+	if (s->last_layers > 0)
+		fprintf(f, "  last_stage_layers: %d\n", s->last_layers);
+	if (s->acct_embed)
+		fputs("  account_for_embedding: true\n", f);
+	if (s->acct_loss)
+		fputs("  account_for_loss: true\n", f);
+	if (s->opt_offload > 0)
+		key_num(f, "  ", "optimizer_offload", s->opt_offload);
+	if (s->act_offload > 0)
+		fprintf(f, "  activation_offload: %d\n", s->act_offload);
 	if (s->rc_modules && s->rc_modules != RCM_CORE_ATTN) {
 		char mods[128];
 		strat_rc_modules_text(s->rc_modules, mods, sizeof mods);

@@ -117,7 +117,7 @@ wait_for "Timeline"
 tp0=$(knob tp)
 keys s
 tcheck "s: the candidates table" wait_for " Search "
-check "s: columns strategy, alloc (GiB allocated), step, MFU, tok/s, ILP" eval 'screen | grep -Eq "strategy +alloc +step s +MFU +tok/s +ILP"'
+check "s: columns strategy, alloc (GiB allocated), step, MFU, tok/s, ILP" eval 'screen | grep -Eq "strategy +alloc +step +MFU +tok/s +ILP"'
 check "s: the rate of the outer level" eval 'screen | grep -Eq "strategies \([0-9.]+[kMG]?/s\)"'
 # a row: the rank, ! when unvalidated, +N when strategies with identical results are merged
 check "s: candidates ranked, the first one selected" eval 'screen | grep -Eq "▸ +1[! ][+0-9 ]{2} dp" && screen | grep -Eq "^ +2[! ][+0-9 ]{2} dp"'

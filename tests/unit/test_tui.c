@@ -88,7 +88,7 @@ static void test_start(void)
 {
 	if (play("", screen) < 0)
 		return;
-	CHECK(strstr(screen, " strata | Llama-3-70B") != NULL, "header: model");
+	CHECK(strstr(screen, " strata | default plan | Llama-3-70B") != NULL, "header: model");
 	CHECK(strstr(screen, "DGX H100 512xH100-SXM5-80GB") != NULL, "header: cluster and devices");
 	CHECK(strstr(screen, " Strategy") && strstr(screen, " Allocated GiB") && strstr(screen, " Step ") &&
 			strstr(screen, " Timeline 1f1b"), "all panes present at 80x24");
@@ -103,7 +103,7 @@ static void test_start(void)
 	CHECK(strstr(screen, "MFU") && strstr(screen, "HFU") && strstr(screen, "tok/s"), "MFU, HFU, tokens/s");
 	CHECK(strstr(screen, "compute") && strstr(screen, "bubble") && strstr(screen, "tp comm"), "time breakdown rows");
 	CHECK(strstr(screen, " s0  F") && strstr(screen, " s3  ."), "timeline lanes: stage 0 starts with F, stage 3 idles");
-	CHECK(strstr(screen, "W weights G grads") != NULL, "memory legend (ASCII glyphs)");
+	CHECK(strstr(screen, "P params G grads") != NULL, "memory legend (ASCII glyphs)");
 }
 
 static void test_step(void)
@@ -163,6 +163,17 @@ static void test_invalid(void)
 	CHECK(!strstr(screen, "invalid") && o0[0] && strcmp(o0, o1), ":set exp_avg_dtype=bf16 changes the memory");
 	shows(":set main_grads_dtype=fp16\r", "main_grads_dtype must be one of fp32, bf16",
 			":set refuses a dtype Megatron does not offer");
+	/* Megatron's split keys and optimizer offload: stage 0 holds 19 layers, then no
+	 * optimizer state on the device */
+	play(":set first_stage_layers=19 last_stage_layers=19\r", screen);
+	CHECK(!strstr(screen, "invalid") && strstr(screen, "first_stage_layers"),
+			":set first_stage_layers=19 last_stage_layers=19 takes the published layout");
+	shows(":set first_stage_layers=18\r", "middle", ":set refuses a split Megatron refuses, with the reason");
+	play(":set optimizer_offload=1\r", screen);
+	stage0(screen, o1, sizeof o1);
+	CHECK(!strstr(screen, "invalid") && strcmp(o0, o1), ":set optimizer_offload=1 changes the memory");
+	shows(":set optimizer_offload=1.5\r", "optimizer_offload must be a fraction from 0 to 1",
+			":set refuses an offload fraction above 1");
 }
 
 static void test_pin(void)
@@ -183,7 +194,7 @@ static void test_help(void)
 	/* more bindings than rows at 80x24: the first page and the page scrolled to the end */
 	static char rest[SCREEN];
 	play("?", screen);
-	play("?jjjjjjjjjjjjjjjjjjjjjjjjjjjjjj", rest);
+	play("?jjjjjjjjjjjjjjjjjjjj", rest); /* lines 21-43: the last bindings, the commands */
 	int nb, all = 1;
 	const tui_binding *b = tui_bindings(&nb);
 	for (int i = 0; i < nb; i++)

@@ -1,7 +1,7 @@
 /* dp.c - data-parallel communication and the optimizer step (dp.h has the sources). */
-#include "core/framework.h"
 #include "core/cost/compute.h"
 #include "core/cost/dp.h"
+#include "core/framework.h"
 
 dp_groups dp_groups_of(const cost_ctx *x)
 {
@@ -100,4 +100,34 @@ double dp_sync_exposed(const cost_ctx *x, double t_dp, double edge, int st, doub
 	 * either sign and for NaN, as glibc's fmax gives */
 	return fixed + comm_overlap(left > 0 ? left : 0.0, x->c->eff.dp_overlap * (b + (s->zero >= 1 ? f : 0)),
 			x->c->eff.contention);
+}
+
+double dp_offload(const cost_ctx *x, double n)
+{
+	/* The host link per device (cluster key host.link_gbps: PCIe or C2C datasheet rate per
+	 * direction) carries the gradients down and the parameters up; the host's Adam is
+	 * a memory-bound pass over DP_HOST_ADAM_BYTES per parameter at the host memory
+	 * bandwidth of the device's share of the CPUs (host.mem_gbps), a roofline floor:
+	 * ZeRO-Offload (Ren et al., USENIX ATC 2021, sec. 5.1) vectorises CPU-Adam so that it
+	 * streams at memory speed. Where the framework copies on every micro-batch (FSDP2's
+	 * offloaded shards: up before each all-gather, forward and, resharded, backward; the
+	 * gradient shard down after each reduce-scatter) the copies repeat; FSDP2 under
+	 * pipelining keeps whole parameters and gradients over the step, so once. How much
+	 * hides is the framework's (FW_OVL_*). */
+	const strategy_t *s = x->s;
+	const fw_caps *f = fw_run_caps(s);
+	double link = cluster_host_link_gbps(x->c) * 1e9, mem = cluster_host_mem_gbps(x->c) * 1e9;
+	double downs = 1, ups = 1;
+	int mb = strat_microbatches(s);
+	if (f->offload_per_mb && !(s->pp > 1 && mb > 1 && s->framework != FW_AUTO && f->fsdp_pp_unsharded)) {
+		downs = mb;
+		ups = s->zero == 3 ? 2.0 * mb : mb;
+	}
+	double down = downs * n * f->offload_down / link, up = ups * n * f->offload_up / link;
+	double host = n * DP_HOST_ADAM_BYTES / mem;
+	if (f->offload_overlap == FW_OVL_PIPELINED) {
+		double t = down > host ? down : host;
+		return up > t ? up : t;
+	}
+	return (f->offload_overlap == FW_OVL_GRADS ? 0 : down) + host + up;
 }

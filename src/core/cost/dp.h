@@ -44,7 +44,14 @@ double dp_tied_embedding(const cost_ctx *x, comm_link pp_l, double vl_params);
  * forward and backward are f and b (later stages finish their backward earlier); `edge` of
  * it (dp_edge) hides under no compute. */
 double dp_sync_exposed(const cost_ctx *x, double t_dp, double edge, int st, double f, double b);
-/* Seconds of the optimizer update of the parameters a device updates. */
+/* Bytes the host's Adam streams per parameter it updates: fp32 gradient read, fp32 master
+ * and both moments read and written, the 16-bit parameter written (4 + 3 x 8 + 2). */
+#define DP_HOST_ADAM_BYTES 30.0
+/* Seconds the host part of an offloaded optimizer adds to the step for n parameters a
+ * device updates on the host (copies over the host link, the host's Adam). */
+double dp_offload(const cost_ctx *x, double n);
+/* Seconds of the optimizer update of the parameters a device updates (the offloaded
+ * fraction on the host, dp_offload). */
 static inline double dp_optimizer(const cost_ctx *x, const dp_groups *g, double pd, double pe);
 
 static inline double dp_optimizer(const cost_ctx *x, const dp_groups *g, double pd, double pe)
@@ -55,6 +62,9 @@ static inline double dp_optimizer(const cost_ctx *x, const dp_groups *g, double 
 	mem_opt o = mem_opt_bytes(x->s);
 	double bytes = 2 * o.g + 2 * o.p + 2 * o.m + 2 * o.v + 2 + (o.rem ? 2 : 0);
 	double upd = x->s->zero >= 1 ? pd / g->d_dense + pe / g->d_exp : pd + pe;
+	double f = x->s->opt_offload;
+	if (f > 0)
+		return compute_elem(x, upd * (1 - f) * bytes) + dp_offload(x, upd * f);
 	return compute_elem(x, upd * bytes);
 }
 
