@@ -7,13 +7,17 @@ absolute log error of step time), so a few odd published runs cannot drag the co
 The search runs strata on a temporary copy of presets/ (via $STRATA_DATA), so the repo's
 presets change only with --write.
 
-The default cases are tests/validation/public with the proposed corrections of
-tests/validation/corrections.txt applied to a temporary copy (scripts/validate_corrected.sh
---keep): a case file that misdescribes its run would otherwise bend the constants of a
-whole device family (the Zero Bubble files push the A100 flash-attention efficiency from
-0.63 down to 0.45). --as-published fits the files exactly as they are.
+The default cases are the set's two parts together: tests/validation/public (the shared
+set) with the proposed corrections of tests/validation/corrections.txt applied to a
+temporary copy (scripts/validate_corrected.sh --keep): a case file that misdescribes its run
+would otherwise bend the constants of a whole device family (the Zero Bubble files push the
+A100 flash-attention efficiency from 0.63 down to 0.45); and tests/validation/added (runs
+from sources the shared set does not have, tests/validation/added/README.md).
+--as-published takes the public files exactly as they are; --public-only leaves out added/.
+A case's source is the prefix of its id before the first '_' (as `strata validate` groups
+them), so every source of both parts is held out on its own.
 
-Usage: scripts/calibrate.py [CASES_DIR | --cases=DIR | --as-published] [--family=F] [--write]
+Usage: scripts/calibrate.py [CASES_DIR... | --cases=DIR | --as-published] [--public-only] [--family=F] [--write]
        scripts/calibrate.py --holdout [--jobs=N] [--from-presets] [--predict-as-published] [...]
            leave-one-source-out cross-validation; each fit starts from the neutral defaults
            (--from-presets: from the shipped constants, which have seen the held-out source);
@@ -94,11 +98,12 @@ def write_eff(path, eff):
         txt = txt.rstrip("\n") + "\nefficiency:\n" + "".join("  %s: %s\n" % (k, fmt(v)) for k, v in eff.items())
     open(path, "w").write(txt)
 
-def load_cases(cases_dir):
-    """[(id, family, path)] for every case file."""
+ADDED = os.path.join(ROOT, "tests/validation/added")
+
+def load_cases(*dirs):
+    """[(id, family, path)] for every case file of the directories (a .yaml file each)."""
     out = []
-    for f in sorted(os.listdir(cases_dir)):
-        path = os.path.join(cases_dir, f)
+    for path in (os.path.join(d, f) for d in dirs for f in sorted(os.listdir(d)) if f.endswith(".yaml")):
         txt = open(path).read()
         dev, cid = re.search(r"^  device:\n    name: (\S+)", txt, re.M), re.search(r"^id: (\S+)", txt, re.M)
         if dev and cid:
@@ -222,18 +227,21 @@ def main():
     opt = lambda name: [a.split("=", 1)[1] for a in args if a.startswith("--%s=" % name)]
     pos = [a for a in args if not a.startswith("-")]
     corrected = None
+    added = [] if "--public-only" in args or not os.path.isdir(ADDED) else [ADDED]
     if opt("cases") or pos:
-        cases_dir = (opt("cases") or pos)[0]
+        dirs = opt("cases") + pos
     elif "--as-published" in args:
-        cases_dir = os.path.join(ROOT, "tests/validation/public")
+        dirs = [os.path.join(ROOT, "tests/validation/public")] + added
+        print("cases: tests/validation/public as published%s" % (" + tests/validation/added" if added else ""))
     else:
         corrected = tempfile.mkdtemp(prefix="strata-corrected-")
         subprocess.run([os.path.join(ROOT, "scripts", "validate_corrected.sh"), "--keep", corrected, STRATA],
                        check=True, stdout=subprocess.DEVNULL)
-        cases_dir = corrected
-        print("cases: tests/validation/public with tests/validation/corrections.txt applied")
+        dirs = [corrected] + added
+        print("cases: tests/validation/public with tests/validation/corrections.txt applied%s"
+              % (" + tests/validation/added" if added else ""))
     try:
-        return run(args, opt, load_cases(cases_dir))
+        return run(args, opt, load_cases(*dirs))
     finally:
         if corrected:
             shutil.rmtree(corrected, ignore_errors=True)
