@@ -314,6 +314,7 @@ static void compose_step(const stage_env *e, const stage_totals *t, int devices,
 	r->tp = mb * ss->tp;
 	r->cp = mb * ss->cp;
 	r->ep = mb * ss->ep;
+	r->pp_once = t->tied;
 	r->pp = mb * ss->pp + t->tied;
 	r->dp = mb * ss->dp_exposed + t->dp_end;
 	/* one replica: name the group that still syncs gradients (EVAL_DP_* in evaluate.h) */

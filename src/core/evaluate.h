@@ -38,6 +38,8 @@ typedef struct {
 	/* step time and its parts (seconds); the parts add up to step */
 	double step, compute, recompute, bubble, optimizer;
 	double tp, cp, ep, pp, dp, comm_exposed;
+	double pp_once;             /* the part of pp paid once per step: the tied embedding's
+	                             * gradient all-reduce between the first and last stage */
 	double host;                /* activation offload's exposed host copies (in comm_exposed) */
 	int dp_group;               /* what the dp part synchronises: EVAL_DP_* (its name) */
 	int slow_stage;             /* stage that sets the steady-state pace */

@@ -168,14 +168,14 @@ st search -m llama3-8b -c dgx-h100 -n 8 --seq 8192 --framework torchtitan --json
 check "search --framework torchtitan: every result keeps framework torchtitan" \
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d or any(r["strategy"]["framework"] != "torchtitan" for r in d))' "$OUT"
 
-# issue 17: strategies with identical results are one row. Llama-3-70B on 512 H100 traded
-# dp for cp and micro-batch with the same figures (dp 16 cp 8 mbs 2 = dp 8 cp 16 mbs 4, both
+# issue 17: strategies with identical results are one row. Llama-3-70B on 512 H100 trades
+# dp for cp and micro-batch with the same figures (dp 32 cp 2 mbs 1 = dp 16 cp 4 mbs 2, both
 # across nodes); the simpler shows the row, "+1 alike" counts the other
 st search -m llama3-70b -n 512 --top 10
 check "search alike: the table marks a merged row '+1 alike', the simpler strategy shown" \
-    grep -q "dp=16 tp=2 pp=2 vpp=7 cp=8(ring) zero=2 mbs=2 sp none interleaved uneven  +1 alike" "$OUT"
-check "search alike: the dp 8 cp 16 mbs 4 twin is no row of its own" \
-    eval '! grep -q "dp=8 tp=2 pp=2 vpp=7 cp=16(ring) zero=2 mbs=4 sp none interleaved" "$OUT"'
+    grep -q "dp=32 tp=2 pp=4 vpp=8 cp=2(ring) zero=2 mbs=1 sp none interleaved uneven  +1 alike" "$OUT"
+check "search alike: the dp 16 cp 4 mbs 2 twin is no row of its own" \
+    eval '! grep -q "dp=16 tp=2 pp=4 vpp=8 cp=4(ring) zero=2 mbs=2 sp none interleaved" "$OUT"'
 out_has "search alike: a note says what +N alike means" "+N alike: N more strategies with identical results"
 # JSON (outer level only, so every strategy evaluates as it is): no two results alike, ten
 # rows, and each merged strategy evaluated on its own gives its row's figures
