@@ -146,6 +146,17 @@ static int reject(eval_result *r, const char *why)
 	return -1;
 }
 
+/* Stage i of span sp: the span's bytes with the stage's in-flight micro-batches. */
+static eval_mem span_stage_mem(const eval_result *r, const eval_span *sp, int i)
+{
+	eval_mem me = sp->mem;
+	double nin = sched_inflight_of(r->schedule, r->stages, r->chunks / r->stages, i, r->microbatches);
+	me.inflight = nin;
+	me.activations = nin * sp->act + (i == r->stages - 1 ? r->logits : 0);
+	me.total = me.weights + me.grads + me.optimizer + me.activations + me.buffers;
+	return me;
+}
+
 /* Stages lo..hi-1, which hold what stage lo of the priced shape sc holds: their span, its
  * share of the peak and the step's sums, the same bits as visiting the stages in order.
  * Every schedule holds no more micro-batches in flight on a stage than on the one before
@@ -161,7 +172,7 @@ static void place_span(int lo, int hi, const stage_cost *restrict sc, eval_resul
 	sp->act = sc->act_mb + sc->extra_act;
 	sp->lo = lo;
 	sp->hi = hi;
-	double total = eval_stage_mem(r, lo).total;
+	double total = span_stage_mem(r, sp, lo).total;
 	if (total > r->peak_bytes) {
 		r->peak_bytes = total;
 		r->peak_stage = lo;
@@ -200,14 +211,9 @@ const eval_span *eval_span_of(const eval_result *r, int i)
 
 eval_mem eval_stage_mem(const eval_result *r, int i)
 {
-	const eval_span *sp = eval_span_of(r, i);
-	eval_mem me = sp->mem;
-	double nin = sched_inflight_of(r->schedule, r->stages, r->chunks / r->stages, i, r->microbatches);
-	me.inflight = nin;
-	me.activations = nin * sp->act + (i == r->stages - 1 ? r->logits : 0);
-	me.total = me.weights + me.grads + me.optimizer + me.activations + me.buffers;
-	return me;
+	return span_stage_mem(r, eval_span_of(r, i), i);
 }
+
 
 eval_stage_time eval_stage_time_of(const eval_result *r, int i)
 {
