@@ -157,6 +157,41 @@ static eval_mem span_stage_mem(const eval_result *r, const eval_span *sp, int i)
 	return me;
 }
 
+/* Add n alike stages' times and FLOPs to the step's sums, in stage order (the same bits as
+ * adding stage by stage); the mean F, B and W only when the bubble reads them (means). A
+ * short span adds all six in one loop, whose six independent chains run side by side; a
+ * long one per binade (rep_add). */
+static void add_sums(stage_totals *restrict t, const stage_cost *restrict sc, int n, int means)
+{
+	const double f = sc->tt.fwd, b = sc->tt.bwd, T = f + b, w = sc->tt.wgrad;
+	if (n < REP_LOOP) {
+		double tsum = t->tsum, fsum = t->fsum, bsum = t->bsum, wsum = t->wsum, mfl = t->model_fl, hfl = t->hw_fl;
+		for (int i = 0; i < n; i++) {
+			tsum += T;
+			fsum += f;
+			bsum += b;
+			wsum += w;
+			mfl += sc->fl_model;
+			hfl += sc->fl_hw;
+		}
+		t->tsum = tsum;
+		t->fsum = fsum;
+		t->bsum = bsum;
+		t->wsum = wsum;
+		t->model_fl = mfl;
+		t->hw_fl = hfl;
+		return;
+	}
+	t->tsum = rep_add(t->tsum, T, n);
+	if (means) { /* else left as they are: the bubble does not read them */
+		t->fsum = rep_add(t->fsum, f, n);
+		t->bsum = rep_add(t->bsum, b, n);
+		t->wsum = rep_add(t->wsum, w, n);
+	}
+	t->model_fl = rep_add(t->model_fl, sc->fl_model, n);
+	t->hw_fl = rep_add(t->hw_fl, sc->fl_hw, n);
+}
+
 /* Stages lo..hi-1, which hold what stage lo of the priced shape sc holds: their span, its
  * share of the peak and the step's sums, the same bits as visiting the stages in order.
  * Every schedule holds no more micro-batches in flight on a stage than on the one before
@@ -178,13 +213,7 @@ static void place_span(int lo, int hi, const stage_cost *restrict sc, eval_resul
 		r->peak_stage = lo;
 	}
 	double f = sc->tt.fwd, b = sc->tt.bwd, T = f + b;
-	int n = hi - lo;
-	t->tsum = rep_add(t->tsum, T, n);
-	if (sched_reads_means(r->schedule)) { /* else left at 0: the bubble does not read them */
-		t->fsum = rep_add(t->fsum, f, n);
-		t->bsum = rep_add(t->bsum, b, n);
-		t->wsum = rep_add(t->wsum, sc->tt.wgrad, n);
-	}
+	add_sums(t, sc, hi - lo, sched_reads_means(r->schedule));
 	t->fmax = f > t->fmax ? f : t->fmax;
 	t->bmax = b > t->bmax ? b : t->bmax;
 	if (T > t->tmax) {
@@ -192,8 +221,6 @@ static void place_span(int lo, int hi, const stage_cost *restrict sc, eval_resul
 		t->slow = lo;
 		t->slow_st = &sp->st;
 	}
-	t->model_fl = rep_add(t->model_fl, sc->fl_model, n);
-	t->hw_fl = rep_add(t->hw_fl, sc->fl_hw, n);
 }
 
 const eval_span *eval_span_of(const eval_result *r, int i)
