@@ -15,9 +15,9 @@
 #   BUILD            build, or build-san with SANITIZE=1
 #   Compile-time     -DSTRATA_DATADIR="$(PREFIX)/share/strata" (installed data)
 #
-# Targets: all (default), deps, run, test, bench, check-sanitize, check-invariants, install,
+# Targets: all (default), deps, run, test, bench, static, check-sanitize, check-invariants, install,
 #          uninstall, clean.   Knobs: V=1 (show commands), SANITIZE=1, LTO= (off),
-#          CFLAGS, LDFLAGS, CPPFLAGS, PREFIX, DESTDIR, STRATA_NO_DEPS=1, ARGS
+#          CFLAGS, LDFLAGS, CPPFLAGS, PREFIX, DESTDIR, DEPS_PREFIX, STRATA_NO_DEPS=1, ARGS
 #          (arguments for `make run`).
 
 .DEFAULT_GOAL := all
@@ -64,24 +64,40 @@ BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/strata
 MANDIR  ?= $(PREFIX)/share/man
 
-# External libraries. pkg-config when it knows the package, else the Debian
-# names. GLPK ships no .pc file.
-YAML_CFLAGS   := $(shell $(PKG_CONFIG) --cflags yaml-0.1 2>/dev/null)
-YAML_LIBS     := $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null || echo -lyaml)
-LUA_CFLAGS    := $(shell for p in lua5.4 lua-5.4 lua54; do \
-                   $(PKG_CONFIG) --cflags $$p 2>/dev/null && exit 0; done; \
-                   echo -I/usr/include/lua5.4)
-LUA_LIBS      := $(shell for p in lua5.4 lua-5.4 lua54; do \
-                   $(PKG_CONFIG) --libs $$p 2>/dev/null && exit 0; done; \
-                   echo -llua5.4)
-CURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
-CURSES_LIBS   := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw)
+# Dependencies from prefixes the user names, for a login node without root (Spack, a
+# hand-built tree; docs/install.md): DEPS_PREFIX="/p1 /p2 ..." puts each p/include (and
+# p/include/lua5.4, p/include/ncursesw where they exist) on the include path, p/lib and
+# p/lib64 on the library path with an rpath, and their pkgconfig directories first in
+# PKG_CONFIG_PATH.
+DEPS_PREFIX ?=
+empty :=
+space := $(empty) $(empty)
+DEPS_DIRS     = $(foreach p,$(DEPS_PREFIX),$(wildcard $(p)/lib $(p)/lib64))
+DEPS_CPPFLAGS = $(foreach p,$(DEPS_PREFIX),-I$(p)/include $(addprefix -I,$(wildcard $(p)/include/lua5.4 $(p)/include/ncursesw)))
+DEPS_LDFLAGS  = $(foreach d,$(DEPS_DIRS),-L$(d) -Wl,-rpath,$(d))
+DEPS_PCPATH  := $(subst $(space),:,$(strip $(foreach p,$(DEPS_PREFIX),$(p)/lib/pkgconfig $(p)/lib64/pkgconfig $(p)/share/pkgconfig)))
+PKGC          = $(if $(DEPS_PCPATH),PKG_CONFIG_PATH='$(DEPS_PCPATH)'$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH} )$(PKG_CONFIG)
+# first existing file among the prefixes' library directories: $(call deps_has,liblua.so liblua.a)
+deps_has      = $(firstword $(foreach d,$(DEPS_DIRS),$(wildcard $(addprefix $(d)/,$(1)))))
+
+# External libraries. pkg-config when it knows the package, else the Debian names (or,
+# with DEPS_PREFIX, the names the prefixes hold: Spack's Lua is liblua with lua.h in
+# include/). GLPK ships no .pc file.
+YAML_CFLAGS   := $(shell $(PKGC) --cflags yaml-0.1 2>/dev/null)
+YAML_LIBS     := $(shell $(PKGC) --libs yaml-0.1 2>/dev/null || echo -lyaml)
+LUA_PC        := $(shell for p in lua5.4 lua-5.4 lua54; do $(PKGC) --exists $$p 2>/dev/null && echo $$p && exit 0; done; \
+                   $(PKGC) --exists 'lua >= 5.4' 'lua < 5.5' 2>/dev/null && echo lua)
+LUA_CFLAGS    := $(if $(LUA_PC),$(shell $(PKGC) --cflags $(LUA_PC)),$(if $(DEPS_PREFIX),,-I/usr/include/lua5.4))
+LUA_LIBS      := $(if $(LUA_PC),$(shell $(PKGC) --libs $(LUA_PC)),$(if $(call deps_has,liblua5.4.so liblua5.4.a),-llua5.4,$(if $(call deps_has,liblua.so liblua.a),-llua,-llua5.4)))
+# (without a .pc file, the feature macros Debian's ncursesw.pc gives, which the tree relies on)
+CURSES_CFLAGS := $(shell $(PKGC) --cflags ncursesw 2>/dev/null || echo -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600)
+CURSES_LIBS   := $(shell $(PKGC) --libs ncursesw 2>/dev/null || echo -lncursesw)
 GLPK_LIBS     := -lglpk
 
-ALL_CPPFLAGS = -Isrc $(YAML_CFLAGS) $(LUA_CFLAGS) $(CURSES_CFLAGS) \
+ALL_CPPFLAGS = -Isrc $(DEPS_CPPFLAGS) $(YAML_CFLAGS) $(LUA_CFLAGS) $(CURSES_CFLAGS) \
                -DSTRATA_DATADIR='"$(DATADIR)"' $(CPPFLAGS)
 ALL_CFLAGS   = $(CSTD) $(CFLAGS) $(if $(strip $(LTO)),$(LTO) -ffat-lto-objects) $(SANFLAGS) -MMD -MP
-ALL_LDFLAGS  = $(SANFLAGS) $(LDFLAGS)
+ALL_LDFLAGS  = $(SANFLAGS) $(DEPS_LDFLAGS) $(LDFLAGS)
 LIBS         = $(YAML_LIBS) $(GLPK_LIBS) $(LUA_LIBS) $(CURSES_LIBS) -lm -lpthread
 
 # ---- quiet output -----------------------------------------------------------
@@ -138,7 +154,7 @@ endif
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
-.PHONY: all deps run test bench check-sanitize check-invariants check-valgrind accuracy fuzz build-fuzz-bins install uninstall clean build-all
+.PHONY: static all deps run test bench check-sanitize check-invariants check-valgrind accuracy fuzz build-fuzz-bins install uninstall clean build-all
 .DELETE_ON_ERROR:
 
 # ---- targets ------------------------------------------------------------------
@@ -153,7 +169,7 @@ build-all: $(STRATA) $(TEST_BINS) $(BENCH_BIN) $(FUZZ_BINS)
 	done
 
 deps:
-	$(Q)bash scripts/deps.sh
+	$(Q)DEPS_PREFIX='$(DEPS_PREFIX)' bash scripts/deps.sh
 
 # deps first, then a fresh make (so pkg-config sees what deps installed).
 run: deps
@@ -249,6 +265,30 @@ $(FUZZ_BINS): $(BUILD)/fuzz/%: $(OBJDIR)/fuzz/%.o $(REPLAY_OBJ) $(LIB)
 endif
 
 -include $(patsubst %.o,%.d,$(LIB_OBJS) $(MAIN_OBJ) $(TEST_OBJS) $(THELP_OBJS) $(BENCH_OBJS) $(FUZZ_OBJS) $(REPLAY_OBJ))
+
+# ---- a mostly static binary for a login node (docs/install.md) -----------------------
+# `make static`: $(BUILD)/static/strata/bin/strata with libyaml, GLPK and what it links (the
+# SuiteSparse AMD/COLAMD, GMP, zlib), Lua and ncurses taken from their .a files wherever the
+# system (or DEPS_PREFIX) has them, and libc and anything without a .a (Debian ships no
+# libltdl.a) dynamic; beside it share/strata with the presets, themes and recipes, which the
+# binary finds relative to itself (bin/../share/strata); and $(BUILD)/strata-static.tar.gz of
+# the directory, to copy to a login node and unpack anywhere. STATIC_LIBNAMES overrides the
+# list (another GLPK build may need other libraries: `readelf -d libglpk.so | grep NEEDED`).
+STATIC_DIR      := $(BUILD)/static/strata
+STATIC_LIBNAMES ?= yaml glpk colamd amd suitesparseconfig gmp z ltdl \
+                   $(patsubst -l%,%,$(filter -llua%,$(LUA_LIBS))) ncursesw tinfo
+static_lib       = $(shell sh scripts/static_lib.sh '$(CC)' $(1) $(DEPS_DIRS))
+STATIC_LIBS      = $(foreach l,$(STATIC_LIBNAMES),$(call static_lib,$(l))) -lm -ldl -lpthread
+
+static: $(MAIN_OBJ) $(LIB)
+	$(call say,LD,$(STATIC_DIR)/bin/strata)
+	$(Q)mkdir -p $(STATIC_DIR)/bin $(STATIC_DIR)/share/strata
+	$(Q)$(CC) $(ALL_LDFLAGS) $(LTO) -o $(STATIC_DIR)/bin/strata $(MAIN_OBJ) $(LIB) $(STATIC_LIBS)
+	$(Q)for d in $(DATA_DIRS); do rm -rf "$(STATIC_DIR)/share/strata/$$d"; cp -R "$$d" "$(STATIC_DIR)/share/strata/$$d"; done
+	$(Q)$(if $(MAN1),cp $(MAN1) $(STATIC_DIR)/share/strata/strata.1)
+	$(Q)tar -C $(BUILD)/static -czf $(BUILD)/strata-static.tar.gz strata
+	@echo "static: $(STATIC_DIR)/bin/strata (dynamic: $$(ldd $(STATIC_DIR)/bin/strata 2>/dev/null | awk '/=>/ {print $$1}' | tr '\n' ' '))"
+	@echo "static: $(BUILD)/strata-static.tar.gz: unpack anywhere and run strata/bin/strata"
 
 # ---- install ------------------------------------------------------------------
 MAN1 := $(firstword $(wildcard man/strata.1 doc/strata.1 docs/strata.1))

@@ -1,10 +1,12 @@
 /* main.c - command dispatch. */
 #include "cli/cli.h"
+#include "cli/help.h"
 #include "core/evaluate.h"
 #include "tui/tui.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef STRATA_VERSION
 #define STRATA_VERSION "0.1.0"
@@ -34,6 +36,9 @@ static void usage(FILE *f)
 		"  --moe-capacity-factor CF  tokens of the busiest expert rank over the mean (default 1)\n"
 		"  --exp-avg-dtype --exp-avg-sq-dtype fp32|fp16|bf16|fp8  --main-grads-dtype fp32|bf16\n"
 		"  --main-params-dtype fp32|fp16   optimizer states' dtypes (Megatron's precision-aware optimizer)\n"
+		"  --first-stage-layers N  --last-stage-layers N  --account-for-embedding  --account-for-loss\n"
+		"                            Megatron's uneven pipeline split\n"
+		"  --optimizer-offload F  --activation-offload N   CPU offload: optimizer fraction, activation layers\n"
 		"  --precision bf16|fp16|fp8  --cp-kind ring|ulysses  --tp-overlap  --budget GIB  --pin EXPR\n"
 		"  --framework auto|megatron|torchtitan   whose selective recompute, TP overlap and loss to price\n"
 		"                            (auto: torchtitan under --zero 3, Megatron-LM otherwise)\n"
@@ -68,6 +73,17 @@ int main(int argc, char **argv)
 		return cmd_search(argc, argv, &paths);
 	if (argc > 1 && !strcmp(argv[1], "run"))
 		return cmd_run(argc, argv, &paths);
+	/* A word that is neither a command nor a file (no '/', no '.', nothing of that name) is
+	 * a mistyped command: `strata evl` */
+	struct stat st;
+	if (argc > 1 && argv[1][0] != '-' && !strpbrk(argv[1], "./") && stat(argv[1], &st)) {
+		const char *near = cli_nearest_command(argv[1]);
+		fprintf(stderr, "strata: unknown command '%s'", cli_safe(argv[1]));
+		if (near)
+			fprintf(stderr, "; did you mean '%s'?", near);
+		fprintf(stderr, " (commands: eval, search, ilp, export, validate, presets, run; strata --help)\n");
+		return 2;
+	}
 	/* No command: the explorer (a plan file and options may follow). */
 	return tui_run(argc, argv, &paths);
 }

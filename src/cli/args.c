@@ -1,5 +1,6 @@
 /* args.c - shared option parsing for the batch commands. */
 #include "cli/cli.h"
+#include "cli/help.h"
 #include "io/text.h"
 
 #include <stdio.h>
@@ -32,37 +33,35 @@ static int add_set(cli_opts *o, const char *key, const char *val)
 
 int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd)
 {
-	static const struct { const char *opt; const char *key; } valued[] = {
-		{"--dp", "dp"}, {"--tp", "tp"}, {"--pp", "pp"}, {"--vpp", "vpp"}, {"--cp", "cp"}, {"--ep", "ep"},
-		{"--etp", "etp"}, {"--zero", "zero"}, {"--mbs", "micro_batch"}, {"--gbs", "global_batch"},
-		{"--seq", "seq_length"}, {"--recompute", "recompute"}, {"--schedule", "schedule"},
-		{"--precision", "precision"}, {"--budget", "budget"}, {"-n", "devices"}, {"--devices", "devices"},
-		{"--cp-kind", "cp_kind"}, {"--framework", "framework"}, {"--recompute-modules", "recompute_modules"},
-		{"--moe-capacity-factor", "moe_capacity_factor"}, {"--exp-avg-dtype", "exp_avg_dtype"},
-		{"--exp-avg-sq-dtype", "exp_avg_sq_dtype"}, {"--main-grads-dtype", "main_grads_dtype"},
-		{"--main-params-dtype", "main_params_dtype"},
-	};
+	/* the strategy options and their plan keys come from the help's table (help.c) */
+	int ndoc;
+	const cli_optdoc *doc = cli_optdocs(&ndoc);
 	memset(o, 0, sizeof *o);
 	for (int i = first; i < argc; i++) {
 		const char *a = argv[i];
 		int done = 0;
-		for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) {
-			size_t l = strlen(valued[k].opt);
-			if (!strcmp(a, valued[k].opt)) {
-				if (i + 1 >= argc) {
-					fprintf(stderr, "strata %s: %s needs a value\n", cmd, a);
-					return 2;
+		for (int k = 0; k < ndoc && !done; k++) {
+			if (!doc[k].key)
+				continue;
+			/* "-n, --devices": each comma-separated form */
+			for (const char *f = doc[k].opt; *f && !done;) {
+				size_t l = strcspn(f, ",");
+				if (!strncmp(a, f, l) && a[l] == 0) {
+					if (i + 1 >= argc) {
+						fprintf(stderr, "strata %s: %s needs a value\n", cmd, a);
+						return 2;
+					}
+					if (add_set(o, doc[k].key, argv[++i]))
+						return 2;
+					done = 1;
+				} else if (!strncmp(a, f, l) && a[l] == '=' && a[1] == '-') {
+					if (add_set(o, doc[k].key, a + l + 1))
+						return 2;
+					done = 1;
 				}
-				if (add_set(o, valued[k].key, argv[++i]))
-					return 2;
-				done = 1;
-			} else if (!strncmp(a, valued[k].opt, l) && a[l] == '=' && a[1] == '-') {
-				if (add_set(o, valued[k].key, a + l + 1))
-					return 2;
-				done = 1;
+				f += l;
+				f += strspn(f, ", ");
 			}
-			if (done)
-				break;
 		}
 		if (done)
 			continue;
@@ -72,6 +71,8 @@ int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd)
 			add_set(o, "flash_attention", a[2] == 'n' ? "false" : "true");
 		} else if (!strcmp(a, "--tp-overlap")) {
 			add_set(o, "tp_comm_overlap", "true");
+		} else if (!strcmp(a, "--account-for-embedding") || !strcmp(a, "--account-for-loss")) {
+			add_set(o, a[14] == 'e' ? "account_for_embedding" : "account_for_loss", "true");
 		} else if (!strcmp(a, "-m") || !strcmp(a, "--model") || !strcmp(a, "-c") || !strcmp(a, "--cluster") ||
 				!strcmp(a, "--pin") || !strcmp(a, "--top")) {
 			if (i + 1 >= argc) {
@@ -99,7 +100,8 @@ int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd)
 				o->top = k;
 			}
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf("usage: strata %s [PLAN.yaml] [options]  (strata --help lists the options)\n", cmd);
+			if (cli_help(cmd, stdout))
+				printf("usage: strata %s [PLAN.yaml] [options]  (strata --help lists the options)\n", cmd);
 			return 3;
 		} else if (!strcmp(a, "--json")) {
 			o->json = 1;
@@ -108,7 +110,9 @@ int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd)
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			o->verbose = 1;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "strata %s: unknown option '%s' (see strata --help)\n", cmd, cli_safe(a));
+			int tui = !strcmp(cmd, "explorer");
+			fprintf(stderr, "strata %s: unknown option '%s' (strata%s%s --help lists them)\n", cmd, cli_safe(a),
+					tui ? "" : " ", tui ? "" : cmd);
 			return 2;
 		} else if (!o->plan) {
 			o->plan = a;

@@ -1,6 +1,7 @@
 /* cmd_ilp.c - `strata ilp`: the bubble ILP for a plan's macro strategy. Prints the refined
  * split next to the core's even split (table), or the eval JSON plus an "ilp" object. */
 #include "cli/cli.h"
+#include "io/units.h"
 #include "core/evaluate.h"
 #include "io/report.h"
 #include "script/script.h"
@@ -31,12 +32,18 @@ static void ilp_table(FILE *f, const plan_t *p, const eval_result *ev, const ilp
 				t->recompute * 1e3, em.layers, em.total / GIB,
 				em.total > ev->budget_bytes ? "  OVER" : "");
 	}
-	fprintf(f, "\nstep time  %.4g s  (even split %.4g s%s): speedup %.3fx\n", x->step, x->even_step,
-			x->even_fits ? "" : ", does not fit", x->speedup);
+	char t[6][32];
 	double idle = x->bubble_prep + x->bubble_imb + x->bubble_rc;
-	fprintf(f, "pipeline   %.4g s = useful %.4g s + idle %.4g s\n", x->makespan, x->useful, idle);
-	fprintf(f, "  idle     preparation %.4g s, imbalance %.4g s, recomputation %.4g s\n", x->bubble_prep,
-			x->bubble_imb, x->bubble_rc);
+	const double v[6] = {x->step, x->even_step, x->makespan, x->useful, idle, 0};
+	for (int i = 0; i < 5; i++)
+		units_time(v[i], t[i], sizeof t[i]);
+	fprintf(f, "\nstep time  %s  (even split %s%s): speedup %.3fx\n", t[0], t[1],
+			x->even_fits ? "" : ", does not fit", x->speedup);
+	fprintf(f, "pipeline   %s = useful %s + idle %s\n", t[2], t[3], t[4]);
+	units_time(x->bubble_prep, t[0], sizeof t[0]);
+	units_time(x->bubble_imb, t[1], sizeof t[1]);
+	units_time(x->bubble_rc, t[2], sizeof t[2]);
+	fprintf(f, "  idle     preparation %s, imbalance %s, recomputation %s\n", t[0], t[1], t[2]);
 	if (x->status != ILP_OPTIMAL)
 		fprintf(f, "  (not proven optimal%s)\n", isnan(x->gap) ? "" : ", see the gap in --json");
 }

@@ -1,5 +1,6 @@
 /* cmd_presets.c - `strata presets`: list model and cluster presets (and themes). */
 #include "cli/cli.h"
+#include "cli/help.h"
 #include "core/model.h"
 
 #include <stdio.h>
@@ -40,7 +41,8 @@ static void visit(const char *name, const char *path, void *arg)
 
 int cmd_presets(int argc, char **argv, const paths_t *paths)
 {
-	(void)argv;
+	if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
+		return cli_help("presets", stdout) ? 2 : 0;
 	if (argc > 2) {
 		fprintf(stderr, "strata presets: takes no arguments\n");
 		return 2;

@@ -6,6 +6,7 @@
 #include "core/framework.h"
 #include "core/regime.h"
 #include "io/report.h"
+#include "io/units.h"
 #include "core/evaluate.h"
 #include "solve/search.h"
 
@@ -142,7 +143,7 @@ static void table(const plan_t *p, const pin_set *pins, const search_result *r, 
 	else
 		printf("inner    %s\n", no_ilp ? "skipped (--no-ilp)" : "nothing to refine");
 	if (r->n)
-		printf("\n  #   step s alloc GiB    MFU     tokens/s  ILP gain  strategy\n");
+		printf("\n  #       step alloc GiB    MFU  tokens/s  ILP gain  strategy\n");
 	int marked = 0;
 	for (int i = 0; i < r->n; i++) {
 		const search_item *it = &r->item[i];
@@ -154,8 +155,11 @@ static void table(const plan_t *p, const pin_set *pins, const search_result *r, 
 		marked |= u != 0;
 		if (it->alike)
 			snprintf(al, sizeof al, "  +%d alike", it->alike);
-		printf("%3d %8.4g %9.2f %6.1f%% %12.4g %9s  %s%s%s%s%s\n", i + 1, it->step, it->peak_gib, 100 * it->mfu,
-				it->tokens_per_s, g, st, al, u ? "  [unvalidated: " : "", rg, u ? "]" : "");
+		char t[32], rate[32];
+		units_time(it->step, t, sizeof t);
+		units_rate(it->tokens_per_s, rate, sizeof rate);
+		printf("%3d %10s %9.2f %6.1f%% %9s %9s  %s%s%s%s%s\n", i + 1, t, it->peak_gib, 100 * it->mfu, rate, g, st, al,
+				u ? "  [unvalidated: " : "", rg, u ? "]" : "");
 	}
 	if (r->merged)
 		printf("\n+N alike: N more strategies with identical results (every figure within 1e-9) are merged "
@@ -185,12 +189,15 @@ static void table(const plan_t *p, const pin_set *pins, const search_result *r, 
 					ref->peak_bytes / GIB, budget);
 		else {
 			count(f, sizeof f, r->faster_than_ref);
-			printf("         step %.4g s, %.2f GiB, MFU %.1f%%: ranks #%lld (%s fitting strateg%s faster)\n",
-					ref->step, ref->peak_bytes / GIB, 100 * ref->mfu, r->faster_than_ref + 1, f,
+			char t[32], t1[32];
+			units_time(ref->step, t, sizeof t);
+			units_time(r->n ? r->item[0].step : 0, t1, sizeof t1);
+			printf("         step %s, %.2f GiB, MFU %.1f%%: ranks #%lld (%s fitting strateg%s faster)\n",
+					t, ref->peak_bytes / GIB, 100 * ref->mfu, r->faster_than_ref + 1, f,
 					r->faster_than_ref == 1 ? "y is" : "ies are");
 			if (r->n) {
-				printf("best     %+.1f%% tokens/s over the plan (%.4g s vs %.4g s per step); where it "
-						"comes from:\n", 100 * (ref->step / r->item[0].step - 1), r->item[0].step, ref->step);
+				printf("best     %+.1f%% tokens/s over the plan (%s vs %s per step); where it "
+						"comes from:\n", 100 * (ref->step / r->item[0].step - 1), t1, t);
 				if (eval_run(&p->model, &p->cluster, p->devices, &r->item[0].s, p->budget_gib, ev) == 0) {
 					fflush(stdout);
 					report_compare(stdout, ref, ev);

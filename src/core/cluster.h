@@ -42,14 +42,36 @@ typedef struct {
 	double mem_gib;
 	double peak_tflops[PREC_COUNT]; /* dense tensor-core peaks; 0 = unsupported */
 	double hbm_gbps;
+	int sms;              /* streaming multiprocessors (tensor-core units that run GEMM tiles in
+	                       * waves); 0 = unknown, no wave-quantisation term */
 	int node_devices;
 	double node_gbps;     /* intra-node, per device, per direction */
 	double net_gbps;      /* inter-node, per device, per direction */
 	double net_lat_us;
+	/* The host side, for CPU offload: the device's link to host memory and the host
+	 * memory bandwidth that device's share of the CPUs streams, both GB/s per device per
+	 * direction (cluster key host: {link_gbps, mem_gbps}); 0 = not given, see
+	 * cluster_host_link_gbps */
+	double host_gbps, host_mem_gbps;
 	cluster_eff eff;
 	int eff_set;          /* 1 when `eff` came from the file itself */
 } cluster_t;
 
+/* Defaults for a cluster file without host: PCIe 4.0 x16, 16 GT/s x 16 lanes x 128/130
+ * / 8 = 31.5 GB/s per direction (PCI-SIG PCIe 4.0 base specification), and the memory
+ * bandwidth of a two-socket DDR4-3200 host with 8 channels a socket (2 x 8 x 25.6 GB/s =
+ * 409.6 GB/s) shared by 8 devices, 51.2 GB/s: the DGX A100's (2x AMD EPYC 7742). */
+#define CLUSTER_HOST_GBPS 31.5
+#define CLUSTER_HOST_MEM_GBPS 51.2
+/* The host link and host memory bandwidth per device (the file's, else the defaults). */
+static inline double cluster_host_link_gbps(const cluster_t *c)
+{
+	return c->host_gbps > 0 ? c->host_gbps : CLUSTER_HOST_GBPS;
+}
+static inline double cluster_host_mem_gbps(const cluster_t *c)
+{
+	return c->host_mem_gbps > 0 ? c->host_mem_gbps : CLUSTER_HOST_MEM_GBPS;
+}
 /* Neutral efficiency constants used when nothing better is known. */
 cluster_eff cluster_default_eff(void);
 /* Check a cluster's numbers are usable; 0 or -1 with a reason. */

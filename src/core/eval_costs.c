@@ -58,7 +58,7 @@ static void extra_tables(const cost_ctx *x, double unit, eval_costs *o)
 	}
 	comm_link pp_l = comm_pp_link(x->c, s);
 	double p2p_bytes = x->tok * wmin * ACT_BYTES / x->sp_div;
-	o->p2p = (p > 1 ? comm_p2p(pp_l, p2p_bytes) : 0) * (o->dualpipe ? x->c->eff.contention : 1.0);
+	o->p2p = (p > 1 ? ctx_pp_send(x, pp_l, p2p_bytes) : 0) * (o->dualpipe ? x->c->eff.contention : 1.0);
 	double p2p_buf = x->tok * wmax * ACT_BYTES / x->sp_div;
 	vocab_cost vc = vocab_price(x);
 	double heads = vc.heads; /* each MTP module reuses the output head */

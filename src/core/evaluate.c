@@ -20,6 +20,7 @@ typedef struct {
 	int slow;
 	const eval_stage_time *slow_st; /* the slowest stage's times (its span's) */
 	double model_fl, hw_fl, dp_end, opt;
+	double tied;                /* the tied embedding's gradient all-reduce (pp comm) */
 } stage_totals;
 
 /* What PyTorch can allocate before it reports out-of-memory, in the allocated convention:
@@ -268,12 +269,14 @@ static int next_start(const uint8_t *start, int st, int p)
 static void first_of_shape(const stage_env *e, int st, const stage_cost *sc, stage_totals *t)
 {
 	if (e->x->s->zero < 3) {
-		double exposed = dp_sync_exposed(e->x, sc->t_dp, st, sc->tt.fwd, sc->tt.bwd);
+		double exposed = dp_sync_exposed(e->x, sc->t_dp, sc->t_dp_edge, st, sc->tt.fwd, sc->tt.bwd);
 		if (exposed > t->dp_end)
 			t->dp_end = exposed;
 	}
 	if (sc->tt.optimizer > t->opt)
 		t->opt = sc->tt.optimizer;
+	if (sc->t_tied > t->tied)
+		t->tied = sc->t_tied;
 }
 
 /* The steady state's pace: the slowest stage's parts, or under DualPipe the mean of the
@@ -315,6 +318,7 @@ static eval_stage_time pace_of(const strategy_t *s, int p, const stage_totals *t
 	ss.ep = (a->ep + z->ep) / 2;
 	ss.pp = (a->pp + z->pp) / 2;
 	ss.dp_exposed = (a->dp_exposed + z->dp_exposed) / 2;
+	ss.host = (a->host + z->host) / 2;
 	return ss;
 }
 
@@ -335,14 +339,17 @@ static void compose_step(const stage_env *e, const stage_totals *t, int devices,
 	r->tp = mb * ss->tp;
 	r->cp = mb * ss->cp;
 	r->ep = mb * ss->ep;
-	r->pp = mb * ss->pp;
+	r->pp = mb * ss->pp + t->tied;
 	r->dp = mb * ss->dp_exposed + t->dp_end;
 	/* one replica: name the group that still syncs gradients (EVAL_DP_* in evaluate.h) */
 	int edp = model_max_experts(x->m) > 0 && (long long)s->cp * s->tp > (long long)s->ep * s->etp;
 	r->dp_group = s->dp > 1 || (s->cp == 1 && !edp) ? EVAL_DP : s->cp > 1 ? EVAL_DP_CP : EVAL_EDP;
 	r->bubble = bubble;
 	r->optimizer = opt;
+	r->host = mb * ss->host;
 	r->comm_exposed = r->tp + r->cp + r->ep + r->pp + r->dp;
+	if (r->host > 0)
+		r->comm_exposed += r->host;
 	r->step = r->compute + r->recompute + r->comm_exposed + r->bubble + r->optimizer;
 	double tokens = (double)s->global_batch * s->seq;
 	r->tokens_per_s = tokens / r->step;

@@ -23,6 +23,7 @@ typedef struct {
 	double recompute;           /* part of bwd spent recomputing */
 	double compute;             /* fwd+bwd compute without recompute */
 	double tp, cp, ep, pp;      /* exposed communication inside fwd+bwd */
+	double host;                /* exposed activation copies to and from the host (inside fwd+bwd) */
 	double dp_exposed, optimizer; /* once per step */
 } eval_stage_time;
 
@@ -52,6 +53,7 @@ typedef struct {
 	/* step time and its parts (seconds); the parts add up to step */
 	double step, compute, recompute, bubble, optimizer;
 	double tp, cp, ep, pp, dp, comm_exposed;
+	double host;                /* activation offload's exposed host copies (in comm_exposed) */
 	int dp_group;               /* what the dp part synchronises: EVAL_DP_* (its name) */
 	int slow_stage;             /* stage that sets the steady-state pace */
 	double tokens_per_s, mfu, hfu;

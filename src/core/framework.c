@@ -9,9 +9,10 @@
  *   optim_grads_params (ZeRO-3). --cp-comm-type p2p (ring) or a2a (Ulysses), sequence
  *   length divisible by 2 x cp; --recompute-granularity selective (--recompute-modules) or
  *   full, per layer only as --recompute-method block (the first N layers of every stage);
- *   uneven stages as --decoder-first/last-pipeline-num-layers or
- *   --pipeline-model-parallel-layout; --tp-comm-overlap needs --sequence-parallel; fp16
- *   is refused with expert parallelism; the embedding and output layer are always split
+ *   uneven stages as --decoder-first/last-pipeline-num-layers (the plan's
+ *   first/last_stage_layers; with virtual stages every chunk of a rank alike),
+ *   --account-for-embedding/loss-in-pipeline-split or --pipeline-model-parallel-layout;
+ *   --tp-comm-overlap needs --sequence-parallel; fp16 is refused with expert parallelism; the embedding and output layer are always split
  *   over TP; one dense and one MoE layer shape per model (the flags describe one each).
  *   Loss: the vocab-parallel cross entropy keeps bf16 logits and one fp32 copy.
  *   Optimizer: --use-precision-aware-optimizer (megatron/core/optimizer/optimizer_config.py)
@@ -28,7 +29,9 @@
  *   expert parallelism borrows data and context ranks (cp <= ep <= dp x cp, ep | dp x cp)
  *   with expert TP equal to TP; no MTP module, no fp16 parameters, the model's own
  *   attention kernel (SDPA); activation checkpointing is one mode for every layer, and
- *   its `selective` is per-op; pipeline split points must differ (no empty stage).
+ *   its `selective` is per-op; pipeline split points must differ (no empty stage); any
+ *   uneven split is written as split points (pipeline_parallel_split_points, or
+ *   module_fqns_per_model_part in recent releases).
  *   Loss: cross_entropy(pred.float(), labels), which keeps log_softmax's fp32 output too.
  *   Optimizer: torch.optim AdamW over FSDP2's fp32 sharded parameters, whose state takes
  *   their dtype: no low-precision moments or master weights.
@@ -64,11 +67,27 @@ const fw_caps fw_table[FW_COUNT] = {
 		.vpp = true, .uneven = true, .empty_stage = true, .rc_block = true, .rc_modules = true, .sp_off = true, .sp_on = true,
 		.tp_overlap = true, .etp = true, .unfused_attention = true, .mtp = true, .mixed_layers = false,
 		.logit_bytes = 6.0, .sdpa_attention = false, .per_op_sac = false, .tp_bwd_serial = false,
+		/* --scatter-gather-tensors-in-pipeline, on by default (Narayanan et al. 2021, sec. 4.1) */
+		.pp_scatter = true,
+		/* DistributedDataParallelConfig.bucket_size: max(40M, 1M x dp) parameters */
+		.dp_bucket = 4e7, .dp_bucket_rank = 1e6,
 		.fp8_saved_inputs = true, /* Transformer Engine's fp8 Linear */
 		.fsdp_pp_unsharded = false,
 		/* --use-precision-aware-optimizer: TE's FusedAdam, with the distributed optimizer */
 		.opt_remainders = true, .opt_dtypes = {0xf, 0xf, OPT_G, OPT_P}, .opt_zero = BIT(1),
 		.opt_why = " (--use-precision-aware-optimizer takes the distributed optimizer)",
+		/* --optimizer-cpu-offload --optimizer-offload-fraction f: HybridDeviceOptimizer
+		 * (megatron/core/optimizer/cpu_offloading/hybrid_optimizer.py), built without the
+		 * moment dtypes, fp32 main params (param_update_in_fp32); fp32 main grads copied
+		 * down, bf16 params copied up; --overlap-cpu-optimizer-d2h-h2d pipelines the copies
+		 * and the CPU steps per parameter. It asserts --use-precision-aware-optimizer, so the
+		 * distributed optimizer (ZeRO-1); Megatron-FSDP refuses it */
+		.offload_zero = BIT(1), .offload_partial = BIT(1), .offload_fp32 = true, .offload_grads = false,
+		.offload_keep = 0, .offload_down = 4, .offload_up = 2, .offload_per_mb = false,
+		.offload_overlap = FW_OVL_PIPELINED,
+		.offload_why = " (--optimizer-cpu-offload takes --use-precision-aware-optimizer, hence the distributed "
+			"optimizer; Megatron-FSDP refuses it)",
+		.act_offload = true, /* --cpu-offloading-num-layers (TE's cpu_offload) */
 	},
 	[FW_TORCHTITAN] = {
 		.key = "torchtitan", .name = "torchtitan",
@@ -78,10 +97,21 @@ const fw_caps fw_table[FW_COUNT] = {
 		.vpp = true, .uneven = true, .empty_stage = false, .rc_block = false, .rc_modules = false, .sp_off = false, .sp_on = true,
 		.tp_overlap = true, .etp = true, .unfused_attention = false, .mtp = false, .mixed_layers = true,
 		.logit_bytes = 10.0, .sdpa_attention = true, .per_op_sac = true, .tp_bwd_serial = true,
+		.pp_scatter = false, /* torch.distributed.pipelining sends each rank's local tensor */
+		.dp_bucket = 0, .dp_bucket_rank = 0, /* FSDP2 reduces one transformer block at a time */
 		.fp8_saved_inputs = false, /* torchao's Float8Linear saves the 16-bit input */
 		.fsdp_pp_unsharded = true, /* FSDP2 + torch.distributed.pipelining */
 		.opt_remainders = false, .opt_dtypes = {1, 1, 1, 1}, .opt_zero = 0,
 		.opt_why = " (torch.optim's AdamW keeps its state in the fp32 dtype of FSDP2's sharded parameters)",
+		/* training.enable_cpu_offload: FSDP2's CPUOffloadPolicy, all or nothing, keeps the
+		 * sharded fp32 parameters, gradients and optimizer states on the host
+		 * (torchtitan/distributed/fsdp.py); each all-gather copies the shard up, each
+		 * reduce-scatter the fp32 gradient shard down (torch/distributed/fsdp/_fully_shard) */
+		.offload_zero = BIT(2) | BIT(3), .offload_partial = 0, .offload_fp32 = true, .offload_grads = true,
+		.offload_keep = 0, .offload_down = 4, .offload_up = 4, .offload_per_mb = true,
+		.offload_overlap = FW_OVL_SERIAL,
+		.offload_why = " (CPUOffloadPolicy is FSDP2's: ZeRO-2 or 3)",
+		.act_offload = false,
 	},
 	[FW_DEEPSPEED] = {
 		.key = "deepspeed", .name = "DeepSpeed",
@@ -92,10 +122,25 @@ const fw_caps fw_table[FW_COUNT] = {
 		.vpp = false, .uneven = false, .empty_stage = false, .rc_block = false, .rc_modules = false, .sp_off = true, .sp_on = false,
 		.tp_overlap = false, .etp = false, .unfused_attention = true, .mtp = true, .mixed_layers = true,
 		.logit_bytes = 10.0, .sdpa_attention = true, .per_op_sac = false, .tp_bwd_serial = true,
+		/* PipelineEngine partitions activations over the model-parallel group
+		 * (is_pipe_partitioned, PartitionedTensor) and gathers them after the receive */
+		.pp_scatter = true,
+		.dp_bucket = 5e8, .dp_bucket_rank = 0, /* zero_optimization.reduce_bucket_size default */
 		.fp8_saved_inputs = false, .fsdp_pp_unsharded = false,
 		.opt_remainders = false, .opt_dtypes = {1, 1, 1, 1}, .opt_zero = 0,
 		.opt_why = " (strata prices DeepSpeed's ZeRO optimizers with fp32 states; its bf16_optimizer_states and "
 			"bf16_master_weights_and_grads switches are not modelled)",
+		/* zero_optimization.offload_optimizer {device: cpu} (ZeRO-Offload, Ren et al.,
+		 * USENIX ATC 2021, arXiv 2101.06840): fp32 master, Adam moments and gradient
+		 * partition on the host, DeepSpeedCPUAdam there; 16-bit gradients copied down
+		 * during backward, 16-bit parameters up after the step (sec. 4.1); ZeRO 1-3, a
+		 * fraction (`ratio`, ZeRO++ Twin-Flow) with ZeRO-3 only
+		 * (deepspeed/runtime/zero/offload_config.py); ZeRO-3 keeps its 16-bit shard */
+		.offload_zero = BIT(1) | BIT(2) | BIT(3), .offload_partial = BIT(3), .offload_fp32 = true,
+		.offload_grads = true, .offload_keep = 2, .offload_down = 2, .offload_up = 2, .offload_per_mb = false,
+		.offload_overlap = FW_OVL_GRADS,
+		.offload_why = " (offload_optimizer runs with ZeRO 1 to 3)",
+		.act_offload = false, /* cpu_checkpointing moves checkpoints of full recompute only */
 	},
 };
 
@@ -194,6 +239,22 @@ static int check_optimizer(const fw_caps *f, const strategy_t *s, fw_issues *o, 
 	return n;
 }
 
+/* CPU offload of the optimizer and of activations. */
+static int check_offload(const fw_caps *f, const strategy_t *s, fw_issues *o, int n)
+{
+	if (s->opt_offload > 0 && !(f->offload_zero & BIT(s->zero)))
+		n = add(o, n, "%s cannot offload the optimizer under ZeRO-%d%s", f->key, s->zero, f->offload_why);
+	else if (s->opt_offload > 0 && s->opt_offload < 1 && !(f->offload_partial & BIT(s->zero)))
+		n = add(o, n, "%s cannot offload a fraction (%g) of the optimizer under ZeRO-%d (all of it or none)",
+				f->key, s->opt_offload, s->zero);
+	if (s->opt_offload > 0 && f->offload_fp32 && strat_opt_lowp(s))
+		n = add(o, n, "%s cannot offload an optimizer with other than fp32 states (its host optimizer keeps "
+				"fp32 moments and masters)", f->key);
+	if (s->act_offload > 0 && !f->act_offload)
+		n = add(o, n, "%s cannot offload activations to the host (activation_offload)", f->key);
+	return n;
+}
+
 /* The rules of one framework that the tables do not say. */
 static int check_special(int fw, const strategy_t *s, const model_t *m, fw_issues *o, int n)
 {
@@ -204,11 +265,18 @@ static int check_special(int fw, const strategy_t *s, const model_t *m, fw_issue
 					s->cp);
 		if (moe && s->ep > 1 && s->precision == PREC_FP16)
 			n = add(o, n, "megatron cannot run fp16 with expert parallelism");
+		/* core/transformer/transformer_config.py: CPU offloading of activations refuses
+		 * pipeline parallelism and activation recomputation */
+		if (s->act_offload > 0 && (s->pp > 1 || s->recompute != RC_NONE || s->nranges > 0))
+			n = add(o, n, "megatron cannot offload activations (--cpu-offloading-num-layers) with %s",
+					s->pp > 1 ? "pipeline parallelism" : "activation recomputation");
 	} else if (fw == FW_TORCHTITAN) {
 		int only_dp = s->tp == 1 && s->pp == 1 && s->cp == 1 && s->ep == 1;
 		if (s->dp > 1 && s->zero == 0 && !only_dp)
 			n = add(o, n, "torchtitan cannot run ZeRO-0 with tp, pp, cp or ep (its DDP is one-dimensional)");
 		long long span = (long long)s->dp * s->cp;
+		if (s->opt_offload > 0 && s->zero >= 2 && span == 1)
+			n = add(o, n, "torchtitan cannot offload the optimizer without FSDP sharding (dp x cp = 1)");
 		if (moe && s->ep > 1 && !((s->etp == s->tp || s->tp == 1) && s->ep >= s->cp && s->ep <= span &&
 				span % s->ep == 0))
 			n = add(o, n, "torchtitan cannot run ep %d with etp %d (experts take data and context ranks: "
@@ -241,7 +309,7 @@ static void layout_stages(const strategy_t *s, const model_t *m, fw_layout *o)
 	o->even = 1; /* the default split is the frameworks' own (e.g. DeepSpeed's "uniform") */
 	o->empty = o->stage_layers[0] == 0;
 	for (int c = 1; c < o->nstages; c++) {
-		o->even &= s->nchunks == 0 || o->stage_layers[c] == o->stage_layers[0];
+		o->even &= !strat_explicit_split(s) || o->stage_layers[c] == o->stage_layers[0];
 		o->empty |= o->stage_layers[c] == 0;
 	}
 }
@@ -311,7 +379,7 @@ int fw_mixed_layers(const model_t *m)
  * recompute (the search's candidates have neither: this stays cheap on its path). */
 static void layout_light(const strategy_t *s, const model_t *m, fw_layout *lay, int whole)
 {
-	if (whole && (s->nchunks > 0 || s->nranges > 0)) {
+	if (whole && (strat_explicit_split(s) || s->nranges > 0)) {
 		fw_layout_of(s, m, lay);
 		return;
 	}
@@ -335,6 +403,7 @@ static int plan_rules(int fw, const strategy_t *s, const model_t *m, fw_issues *
 	int n = check_parallel(f, s, m, out, 0);
 	n = check_kernels(f, s, &lay, out, n);
 	n = check_optimizer(f, s, out, n);
+	n = check_offload(f, s, out, n);
 	return check_special(fw, s, m, out, n);
 }
 

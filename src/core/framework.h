@@ -47,6 +47,10 @@ typedef struct {
 	bool sdpa_attention;      /* PyTorch SDPA kernels (the `flash_sdpa` efficiency) */
 	bool per_op_sac;          /* `selective` is per-op checkpointing (torchtitan's) */
 	bool tp_bwd_serial;       /* TP backward collectives waited for in autograd */
+	double dp_bucket;         /* parameters per gradient-sync bucket (0: one FSDP unit) */
+	double dp_bucket_rank;    /* ... at least this many per data-parallel rank */
+	bool pp_scatter;          /* without SP, a pipeline send is split over the TP ranks
+	                           * and all-gathered on arrival (scatter/gather) */
 	bool fp8_saved_inputs;    /* fp8 GEMMs save the fp8 copy of their input (TE) */
 	bool fsdp_pp_unsharded;   /* FSDP under PP keeps unsharded params and fp32 grads */
 	bool opt_remainders;      /* a precision-aware optimizer keeps fp32 masters as 16-bit
@@ -54,7 +58,24 @@ typedef struct {
 	unsigned opt_dtypes[OPT_KEYS]; /* ODT_* bits each optimizer tensor may be stored in */
 	unsigned opt_zero;        /* ZeRO levels that run non-fp32 optimizer tensors */
 	const char *opt_why;      /* why not, after "cannot store ... in bf16" */
+	/* CPU offload (core/cost/dp.c prices it) */
+	unsigned offload_zero;    /* ZeRO levels under which it offloads optimizer states */
+	unsigned offload_partial; /* ... and those that take a fraction below 1 */
+	bool offload_fp32;        /* the offloaded optimizer keeps fp32 states only */
+	bool offload_grads;       /* the sharded gradients (ZeRO >= 2) live on the host too */
+	double offload_keep;      /* ZeRO-3: bytes per parameter of the shard the device keeps */
+	double offload_down;      /* bytes per updated parameter sent down (gradients) */
+	double offload_up;        /* bytes per updated parameter sent up (parameters) */
+	bool offload_per_mb;      /* the copies ride on every micro-batch's gathers/reductions */
+	int offload_overlap;      /* FW_OVL_*: what of the copies and the host step is hidden */
+	const char *offload_why;  /* why not, after "cannot offload the optimizer under ZeRO-k" */
+	bool act_offload;         /* activations of the first N layers kept on the host */
 } fw_caps;
+
+/* How an offloaded optimizer step overlaps: nothing (copies and host step in series), the
+ * gradient copies under backward (host step and parameter copies after it), or per
+ * parameter in a pipeline of copy down, host step and copy up (the slowest of the three). */
+enum { FW_OVL_SERIAL = 0, FW_OVL_GRADS = 1, FW_OVL_PIPELINED = 2 };
 
 /* Reasons a framework cannot run a plan, each a sentence naming it and the feature. */
 typedef struct {

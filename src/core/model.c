@@ -39,6 +39,15 @@ void model_set_globals(model_t *m, const model_config *c)
 	m->qkv_bias = c->qkv_bias;
 	m->hidden_dropout = c->hidden_dropout;
 	m->attention_dropout = c->attention_dropout;
+	m->arch = c->arch;
+}
+
+bool model_arch_equal(const model_arch *a, const model_arch *b)
+{
+	return a->norm == b->norm && a->norm_eps == b->norm_eps && a->pos == b->pos && a->rope_theta == b->rope_theta &&
+			a->rotary_pct == b->rotary_pct && !strcmp(a->rope_scaling, b->rope_scaling) &&
+			a->rope_factor == b->rope_factor && a->mscale == b->mscale &&
+			a->mscale_all_dim == b->mscale_all_dim && a->max_pos == b->max_pos;
 }
 
 /* The sizes every model needs. */
@@ -293,7 +302,8 @@ bool model_equal(const model_t *a, const model_t *b)
 	if (strcmp(a->name, b->name) || a->hidden != b->hidden || a->vocab != b->vocab || a->gated != b->gated ||
 			a->tied != b->tied || a->biases != b->biases || a->qkv_bias != b->qkv_bias ||
 			a->hidden_dropout != b->hidden_dropout || a->attention_dropout != b->attention_dropout ||
-			a->nruns != b->nruns || a->layers != b->layers || a->mtp_layers != b->mtp_layers)
+			a->nruns != b->nruns || a->layers != b->layers || a->mtp_layers != b->mtp_layers ||
+			!model_arch_equal(&a->arch, &b->arch))
 		return false;
 	/* layer by layer: kind numbers and kinds no layer uses do not matter */
 	for (int r = 0; r < a->nruns; r++)

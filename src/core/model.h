@@ -44,6 +44,23 @@ typedef struct {
 	int count;
 } layer_run;
 
+/* What the cost model does not use but a launch script must state, as the model file
+ * gives it (Hugging Face key in each comment); 0 or "" = not stated. */
+typedef enum { MODEL_NORM_UNSET = 0, MODEL_NORM_RMS, MODEL_NORM_LAYER } model_norm;
+typedef enum { MODEL_POS_UNSET = 0, MODEL_POS_ROPE, MODEL_POS_LEARNED } model_pos;
+typedef struct {
+	int norm;            /* model_norm: rms_norm_eps -> RMS; layer_norm_eps(ilon) -> LayerNorm */
+	double norm_eps;     /* the epsilon of that key */
+	int pos;             /* model_pos: rope_theta -> RoPE; position_embedding_type absolute
+	                      * or model_type gpt2 -> learned absolute */
+	double rope_theta;   /* rope_theta */
+	double rotary_pct;   /* partial_rotary_factor (0: all of each head) */
+	char rope_scaling[16]; /* rope_scaling.rope_type (or .type): llama3, yarn, linear, ... */
+	double rope_factor;  /* rope_scaling.factor */
+	double mscale, mscale_all_dim; /* rope_scaling.mscale, .mscale_all_dim (YaRN, DeepSeek) */
+	int max_pos;         /* max_position_embeddings | n_positions */
+} model_arch;
+
 typedef struct {
 	char name[64];
 	int hidden, vocab;
@@ -52,6 +69,7 @@ typedef struct {
 	bool biases;     /* linear layers carry biases (GPT-2/3 style) */
 	bool qkv_bias;   /* only the QKV projection has a bias (Qwen2) */
 	double hidden_dropout, attention_dropout;
+	model_arch arch; /* normalization and position embedding, for the exports */
 	int nkinds;
 	layer_kind kind[MODEL_MAX_KINDS];
 	int nruns;
@@ -73,6 +91,7 @@ typedef struct {
 	int hidden, ffn, layers, heads, kv_heads, head_dim, vocab;
 	bool gated, tied, biases, qkv_bias;
 	double hidden_dropout, attention_dropout;
+	model_arch arch;
 	int experts, topk, moe_ffn, shared, first_k_dense, moe_freq;
 	/* with moe_freq: layer l >= first_k_dense is MoE when l % moe_freq == moe_phase.
 	 * DeepSeek's moe_layer_freq is phase 0; Qwen's decoder_sparse_step and Llama 4's
@@ -111,6 +130,8 @@ int model_from_config(model_t *m, const model_config *c, char *why, size_t whyle
 /* Copy the model-wide fields of a config (width, vocabulary, MLP type, ties, biases,
  * dropouts) into m; the layer kinds are left alone. */
 void model_set_globals(model_t *m, const model_config *c);
+/* Field-by-field equality of two model_arch. */
+bool model_arch_equal(const model_arch *a, const model_arch *b);
 /* Check a model built layer by layer (bounds, non-zero sizes); 0 or -1 with a reason. */
 int model_check(const model_t *m, char *why, size_t whylen);
 /* Width of layer l (0-based), or 0 when out of range. */

@@ -170,6 +170,32 @@ int strat_layer_recompute(const strategy_t *s, int l)
 	return mode;
 }
 
+/* Chunk (v, stage) under Megatron's split keys (megatron/core/transformer/
+ * transformer_block.py get_num_layers_to_build, transformer_layer.py
+ * get_transformer_layer_offset). First/last: those ranks hold first_layers /
+ * last_layers, the middle ranks the rest evenly; each rank's layers are split evenly over
+ * its vpp chunks. Embedding/loss counted: (layers + e + l) / (pp vpp) per chunk, one fewer
+ * on the model's first chunk (e) and last chunk (l). Assumes strat_split_check passed. */
+static void keys_span(const strategy_t *s, int layers, int v, int stage, int *lo, int *n)
+{
+	int p = s->pp, vp = s->vpp;
+	if (s->first_layers > 0 || s->last_layers > 0) {
+		int fl = s->first_layers, ll = s->last_layers;
+		int ms = p - (fl > 0) - (ll > 0);
+		int mid = ms > 0 ? (layers - fl - ll) / ms : 0;
+		int c0 = fl > 0 ? fl : mid;
+		int cr = stage == 0 ? c0 : stage == p - 1 && ll > 0 ? ll : mid;
+		int before = stage == 0 ? 0 : c0 + (stage - 1) * mid; /* ranks 1 .. stage-1 are middle */
+		*lo = v * (layers / vp) + before / vp;
+		*n = cr / vp;
+		return;
+	}
+	int nch = p * vp, c = v * p + stage, e = s->acct_embed, l = s->acct_loss;
+	int q = (layers + e + l) / nch;
+	*lo = c * q - (c > 0 ? e : 0);
+	*n = q - (c == 0 ? e : 0) - (c == nch - 1 ? l : 0);
+}
+
 void strat_chunk_span(const strategy_t *s, int layers, int v, int stage, int *lo, int *n)
 {
 	int nch = s->pp * s->vpp;
@@ -182,7 +208,54 @@ void strat_chunk_span(const strategy_t *s, int layers, int v, int stage, int *lo
 		*n = s->chunk_layers[c];
 		return;
 	}
+	if (strat_split_keys(s)) {
+		keys_span(s, layers, v, stage, lo, n);
+		return;
+	}
 	strat_split_span(strat_even_split(layers, nch), c, lo, n);
+}
+
+int strat_split_check(const strategy_t *s, int layers, char *why, size_t n)
+{
+	/* Megatron-LM, core/transformer/transformer_config.py __post_init__ and
+	 * megatron/training/arguments.py: the same refusals, in the plan's key names */
+	int fl = s->first_layers, ll = s->last_layers, v = s->vpp;
+	if (!strat_split_keys(s))
+		return 0;
+	if (s->nchunks)
+		return why_set(why, n, "stage_layers cannot be set with first_stage_layers, last_stage_layers, "
+				"account_for_embedding or account_for_loss (Megatron: the pipeline layout excludes the other split flags)");
+	if ((fl || ll) && (s->acct_embed || s->acct_loss))
+		return why_set(why, n, "first_stage_layers and last_stage_layers cannot be set with account_for_embedding "
+				"or account_for_loss (Megatron refuses the combination)");
+	if (fl || ll) {
+		if (s->pp < 2)
+			return why_set(why, n, "first_stage_layers and last_stage_layers need pp > 1");
+		if (fl % v || ll % v)
+			return why_set(why, n, "%s_stage_layers = %d must be divisible by vpp = %d", fl % v ? "first" : "last",
+					fl % v ? fl : ll, v);
+		int mid = layers - fl - ll, ms = s->pp - (fl > 0) - (ll > 0);
+		if (mid < 0 || (mid > 0) != (ms > 0))
+			return why_set(why, n, "first_stage_layers %d and last_stage_layers %d leave %d layers for %d middle "
+					"stages", fl, ll, mid, ms);
+		if (ms && mid % ms)
+			return why_set(why, n, "the %d middle layers are not divisible by the %d middle pipeline stages "
+					"(first_stage_layers %d, last_stage_layers %d)", mid, ms, fl, ll);
+		if (ms && (mid / ms) % v)
+			return why_set(why, n, "%d layers on each middle pipeline stage are not divisible by vpp = %d",
+					mid / ms, v);
+		return 0;
+	}
+	int tot = layers + s->acct_embed + s->acct_loss;
+	if (tot % s->pp)
+		return why_set(why, n, "%d layers with the embedding and loss counted (account_for_embedding/loss) are "
+				"not divisible by pp = %d", tot, s->pp);
+	if ((tot / s->pp) % v)
+		return why_set(why, n, "%d layers per pipeline stage (embedding and loss counted) are not divisible by "
+				"vpp = %d", tot / s->pp, v);
+	if (tot / (s->pp * v) < 1)
+		return why_set(why, n, "too few layers to count the embedding and loss in the pipeline split");
+	return 0;
 }
 
 /* Degrees, ZeRO level and the device product. */
@@ -301,6 +374,8 @@ static int check_pipeline(const strategy_t *s, const model_t *m, char *why, size
 	if (m->layers < need)
 		return why_set(why, n, "%d layers cannot fill %d pipeline stages (pp=%d%s)", m->layers, need, s->pp,
 				s->schedule == SCHED_ZBV ? ", two chunks per stage for zb-v" : "");
+	if (strat_split_check(s, m->layers, why, n))
+		return -1;
 	if (s->nchunks) {
 		if (s->nchunks != s->pp * s->vpp)
 			return why_set(why, n, "stage layer list has %d entries, pp*vpp = %d", s->nchunks, s->pp * s->vpp);
@@ -330,6 +405,11 @@ static int check_values(const strategy_t *s, const model_t *m, const cluster_t *
 	for (int k = 0; k < OPT_KEYS; k++)
 		if (s->opt_dt[k] >= ODT_COUNT || !(strat_opt_dtypes(k) >> s->opt_dt[k] & 1))
 			return why_set(why, n, "%s cannot be %s", strat_opt_key(k), strat_opt_dtype_name(s->opt_dt[k]));
+	if (!(s->opt_offload >= 0 && s->opt_offload <= 1))
+		return why_set(why, n, "optimizer_offload must be a fraction from 0 to 1 (got %g)", s->opt_offload);
+	if (s->act_offload < 0 || (s->act_offload > 0 && s->act_offload >= m->layers))
+		return why_set(why, n, "activation_offload must be from 0 to %d layers, fewer than the model's %d (got %d)",
+				m->layers - 1, m->layers, s->act_offload);
 	for (int i = 0; i < s->nranges; i++)
 		if (s->range[i].lo < 0 || s->range[i].hi > m->layers || s->range[i].lo >= s->range[i].hi)
 			return why_set(why, n, "recompute range [%d:%d] is outside the %d layers", s->range[i].lo,

@@ -61,6 +61,18 @@ typedef struct {
 	double moe_cf;       /* tokens of the busiest expert rank over the mean: Megatron's
 	                      * --moe-expert-capacity-factor with padding to capacity, or the
 	                      * imbalance expected of dropless routing; 1 = balanced (0 reads 1) */
+	/* Megatron-LM's uneven pipeline split (core/transformer/transformer_config.py):
+	 * layers on the first and last pipeline rank (--decoder-first/last-pipeline-num-layers,
+	 * 0 = not set: the rest split evenly over the middle ranks), or the embedding and the
+	 * loss counted as one layer each (--account-for-embedding/loss-in-pipeline-split) */
+	int16_t first_layers, last_layers;
+	bool acct_embed, acct_loss;
+	/* CPU offload: the fraction (0..1) of the optimizer states kept in host memory and
+	 * updated there (Megatron --optimizer-offload-fraction, DeepSpeed offload_optimizer,
+	 * FSDP2's CPUOffloadPolicy), and the layers whose activations are offloaded
+	 * (Megatron --cpu-offloading-num-layers) */
+	double opt_offload;
+	int act_offload;
 	int nranges;
 	rc_range range[STRAT_MAX_RANGES]; /* per-layer recompute overrides, later ranges win */
 	int nchunks;                      /* 0 = even split; else pp*vpp explicit counts */
@@ -80,6 +92,22 @@ int strat_layer_recompute(const strategy_t *s, int l);
 int strat_microbatches(const strategy_t *s);
 /* First layer and layer count of chunk (v, stage); chunk index = v*pp + stage. */
 void strat_chunk_span(const strategy_t *s, int layers, int v, int stage, int *lo, int *n);
+
+/* Whether the plan sets Megatron's uneven-split keys (first/last stage layers, the
+ * embedding or the loss counted in the split). */
+static inline bool strat_split_keys(const strategy_t *s)
+{
+	return s->first_layers > 0 || s->last_layers > 0 || s->acct_embed || s->acct_loss;
+}
+/* Whether the layers per chunk are the plan's own (explicit counts or the split keys),
+ * not strat_even_split's. */
+static inline bool strat_explicit_split(const strategy_t *s)
+{
+	return s->nchunks == s->pp * s->vpp || strat_split_keys(s);
+}
+/* The split keys' rules on a model of `layers` layers (Megatron's, with its messages'
+ * content): 0, or -1 with the reason. */
+int strat_split_check(const strategy_t *s, int layers, char *why, size_t whylen);
 
 /* The even split of layers over chunks: base layers each, and one more for the rem chunks
  * from chunk fe on. */

@@ -173,8 +173,8 @@ static int create_tmp(const char *path, const target_t *t, char *tmp, size_t n, 
 }
 
 /* atomic_replace with a look at the temporary file before the rename. */
-static int replace(const char *path, const char *data, size_t len, atomic_check_fn check, void *arg, char *err,
-		size_t errlen)
+static int replace(const char *path, const char *data, size_t len, atomic_check_fn check, void *arg, int exec,
+		char *err, size_t errlen)
 {
 	target_t t;
 	char tmp[PATH_MAX];
@@ -194,6 +194,8 @@ static int replace(const char *path, const char *data, size_t len, atomic_check_
 	/* the mode it ends with: the old file's permission bits, or a new file's as created
 	 * (0666 less the umask) */
 	mode_t mode = t.exists || call ? t.mode : st.st_mode & 0777;
+	if (exec) /* whoever may read it may run it (chmod a+x within the read bits) */
+		mode |= (mode & 0444) >> 2;
 	if (!call && put_all(fd, data, len))
 		call = "write";
 	if (!call && check && fchmod(fd, mode | 0400)) /* the owner reads it back for the check */
@@ -229,11 +231,12 @@ static int replace(const char *path, const char *data, size_t len, atomic_check_
 
 int atomic_replace(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
-	return replace(path, data, len, NULL, NULL, err, errlen);
+	return replace(path, data, len, NULL, NULL, 0, err, errlen);
 }
 
-int atomic_write_checked(const char *path, int (*write)(FILE *f, void *arg, char *err, size_t errlen),
-		atomic_check_fn check, void *arg, char *err, size_t errlen)
+/* Make the text in memory, then replace PATH with it (executable when exec is set). */
+static int write_replace(const char *path, int (*write)(FILE *f, void *arg, char *err, size_t errlen),
+		atomic_check_fn check, void *arg, int exec, char *err, size_t errlen)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -248,9 +251,21 @@ int atomic_write_checked(const char *path, int (*write)(FILE *f, void *arg, char
 		rc = -1;
 	}
 	if (!rc)
-		rc = replace(path, text, len, check, arg, err, errlen);
+		rc = replace(path, text, len, check, arg, exec, err, errlen);
 	free(text);
 	return rc;
+}
+
+int atomic_write_checked(const char *path, int (*write)(FILE *f, void *arg, char *err, size_t errlen),
+		atomic_check_fn check, void *arg, char *err, size_t errlen)
+{
+	return write_replace(path, write, check, arg, 0, err, errlen);
+}
+
+int atomic_write_exec(const char *path, int (*write)(FILE *f, void *arg, char *err, size_t errlen), void *arg,
+		char *err, size_t errlen)
+{
+	return write_replace(path, write, NULL, arg, 1, err, errlen);
 }
 
 int atomic_write_with(const char *path, int (*write)(FILE *f, void *arg, char *err, size_t errlen), void *arg,

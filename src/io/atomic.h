@@ -30,5 +30,10 @@ int atomic_write_with(const char *path, int (*write)(FILE *f, void *arg, char *e
  * rename: a text CHECK refuses never replaces PATH. 0, or -1 + err. */
 int atomic_write_checked(const char *path, int (*write)(FILE *f, void *arg, char *err, size_t errlen),
 		atomic_check_fn check, void *arg, char *err, size_t errlen);
+/* atomic_write_with for a script: the file also ends executable by whoever may read it
+ * (a new file 0777 less the umask, usually 0755; an existing one gains x where it has r).
+ * 0, or -1 + err. */
+int atomic_write_exec(const char *path, int (*write)(FILE *f, void *arg, char *err, size_t errlen), void *arg,
+		char *err, size_t errlen);
 
 #endif

@@ -144,7 +144,8 @@ int export_check(export_target t, const plan_t *p, fw_issues *out)
 	return n + (priced != fw);
 }
 
-int export_write(FILE *f, export_target t, const plan_t *p, char *err, size_t errlen)
+/* export_write for the file PATH (NULL: standard output), which the run commands name. */
+static int write_to(FILE *f, export_target t, const plan_t *p, const char *path, char *err, size_t errlen)
 {
 	export_facts *x = malloc(sizeof *x);
 	if (!x) {
@@ -152,6 +153,7 @@ int export_write(FILE *f, export_target t, const plan_t *p, char *err, size_t er
 		return -1;
 	}
 	export_facts_get(x, p);
+	x->path = path;
 	int rc = -1;
 	switch (t) {
 	case EXPORT_MEGATRON: rc = export_megatron(f, x); break;
@@ -167,19 +169,28 @@ int export_write(FILE *f, export_target t, const plan_t *p, char *err, size_t er
 	return 0;
 }
 
+int export_write(FILE *f, export_target t, const plan_t *p, char *err, size_t errlen)
+{
+	return write_to(f, t, p, NULL, err, errlen);
+}
+
 typedef struct {
 	export_target t;
 	const plan_t *p;
+	const char *path;
 } save_job;
 
 static int save_write(FILE *f, void *arg, char *err, size_t errlen)
 {
 	const save_job *j = arg;
-	return export_write(f, j->t, j->p, err, errlen);
+	return write_to(f, j->t, j->p, j->path, err, errlen);
 }
 
 int export_save(const char *path, export_target t, const plan_t *p, char *err, size_t errlen)
 {
-	save_job j = {t, p};
+	save_job j = {t, p, path};
+	/* the Megatron-LM export is a launch script: written executable */
+	if (t == EXPORT_MEGATRON)
+		return atomic_write_exec(path, save_write, &j, err, errlen);
 	return atomic_write_with(path, save_write, &j, err, errlen);
 }

@@ -28,7 +28,8 @@ int export_check(export_target t, const plan_t *p, fw_issues *out);
  * export_check). 0, or -1 + err. */
 int export_write(FILE *f, export_target t, const plan_t *p, char *err, size_t errlen);
 /* Replace PATH with the export atomically: a temporary file in the same directory, fsync,
- * rename; the old file stays whole when anything fails. 0, or -1 + err. */
+ * rename; the old file stays whole when anything fails. The Megatron-LM script is made
+ * executable (0755 under the usual umask). 0, or -1 + err. */
 int export_save(const char *path, export_target t, const plan_t *p, char *err, size_t errlen);
 
 #endif

@@ -70,6 +70,14 @@ static void limits(export_notes *ns, const export_facts *x, int *autotp, int *ul
 				"gradient_checkpointing_enable()); activation_checkpointing configures it");
 	export_opt_fp32_only(ns, s, "strata writes DeepSpeed's optimizer with fp32 states (bf16_optimizer_states "
 			"is not modelled)");
+	if (s->opt_offload > 0 && s->zero == 0)
+		export_note(ns, "not expressible: optimizer offload with ZeRO-0; offload_optimizer runs with ZeRO 1 to 3");
+	else if (s->opt_offload > 0 && s->opt_offload < 1 && s->zero < 3)
+		export_note(ns, "not expressible: optimizer_offload %g with ZeRO-%d; offload_optimizer.ratio is ZeRO-3's, "
+				"all of it written", s->opt_offload, s->zero);
+	if (s->act_offload > 0)
+		export_note(ns, "not expressible: activation_offload %d; cpu_checkpointing moves the checkpoints of full "
+				"recomputation only", s->act_offload);
 	export_note(ns, "model shape and attention kernel (flash_attention %s) come from the model code",
 			s->flash ? "true" : "false");
 }
@@ -83,6 +91,7 @@ int export_deepspeed(FILE *f, const export_facts *x)
 	int autotp, ulysses;
 	export_header(ns, x, "deepspeed", "the DeepSpeed config-json documentation and deepspeed/runtime");
 	limits(ns, x, &autotp, &ulysses);
+	export_run_deepspeed(ns, x);
 
 	json_w w;
 	json_init(&w, f, 1);
@@ -106,6 +115,15 @@ int export_deepspeed(FILE *f, const export_facts *x)
 		json_bool(&w, "overlap_comm", 1);
 		json_bool(&w, "contiguous_gradients", 1);
 		json_bool(&w, "reduce_scatter", 1);
+	}
+	if (s->opt_offload > 0 && s->zero > 0) {
+		/* ZeRO-Offload (deepspeed/runtime/zero/offload_config.py); ratio: ZeRO-3 only */
+		json_obj_begin(&w, "offload_optimizer");
+		json_str(&w, "device", "cpu");
+		json_bool(&w, "pin_memory", 1);
+		if (s->zero == 3 && s->opt_offload < 1)
+			json_num(&w, "ratio", s->opt_offload);
+		json_obj_end(&w);
 	}
 	json_obj_end(&w);
 	if (autotp) {

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #define EXPORT_MAX_LINES 40
-#define EXPORT_LINE 400
+#define EXPORT_LINE 1024
 #define EXPORT_MAX_STAGES (2 * STRAT_MAX_CHUNKS) /* zb-v runs two model stages per rank */
 
 /* Comment lines in output order; a line that does not fit is cut, one past the limit is
@@ -22,6 +22,7 @@ typedef struct {
 /* Facts about the plan in the shape the targets ask for. */
 typedef struct {
 	const plan_t *p;
+	const char *path;           /* the file written, NULL on standard output */
 	const strategy_t *s;
 	const model_t *m;
 	int mb;                     /* micro-batches per step per data-parallel replica */
@@ -57,6 +58,23 @@ void export_opt_fp32_only(export_notes *ns, const strategy_t *s, const char *why
 void export_ranges_text(const export_facts *x, char *buf, size_t len);
 /* Write the lines as PREFIX + line + newline (prefix "# " for shell and TOML). */
 void export_notes_print(FILE *f, const export_notes *ns, const char *prefix);
+
+/* Nodes and processes per node for the plan's devices: whole nodes of the cluster's
+ * node size when they divide the devices, else the largest count per node that does. */
+void export_geometry(const export_facts *x, int *nnodes, int *nproc);
+/* The "run: ..." comment lines of the DeepSpeed and torchtitan configs: the deepspeed or
+ * torchrun command that starts the framework with the written config. */
+void export_run_deepspeed(export_notes *ns, const export_facts *x);
+void export_run_torchtitan(export_notes *ns, const export_facts *x);
+/* The Megatron-LM script up to its argument arrays: shebang, #SBATCH directives, the notes,
+ * `set -euo pipefail`, the check of the paths the user must set (MEGATRON_PATH, DATA_PATH,
+ * TOKENIZER, CHECKPOINT), node variables (NNODES, GPUS_PER_NODE, NODE_RANK, MASTER_PORT)
+ * checked against the plan's devices, and the DATA array. */
+void export_script_head(FILE *f, const export_facts *x, const export_notes *ns);
+/* The script's last lines: torchrun (default) or, with LAUNCHER=slurm or inside a Slurm job,
+ * srun starting torchrun on every node, running ENTRY with the array named ARGS and the
+ * script's own arguments. */
+void export_script_launch(FILE *f, const char *entry, const char *args);
 
 /* The three targets; each returns 0, or -1 when writing to f failed. */
 int export_megatron(FILE *f, const export_facts *x);

@@ -1,6 +1,7 @@
-/* export_megatron.c - a plan as Megatron-LM command-line arguments: a shell snippet of
- * comment lines followed by one flag per line, continued with backslashes, to paste
- * after `pretrain_gpt.py`.
+/* export_megatron.c - a plan as a Megatron-LM launch script: a bash script (frame in
+ * export_launch.c) whose bash arrays hold pretrain_gpt.py's flags, one group per kind of
+ * choice (the table `groups` below: a new strategy key adds its flags to its group's
+ * function, a new kind of key a row), started by torchrun or srun.
  *
  * Flag names and their constraints are those of NVIDIA/Megatron-LM
  * megatron/training/arguments.py (checked at commit 000c4ac2): --tensor-model-parallel-size,
@@ -12,19 +13,29 @@
  * --cp-comm-type p2p|a2a, --expert-model-parallel-size, --expert-tensor-parallel-size,
  * --sequence-parallel, --use-distributed-optimizer, --use-megatron-fsdp with
  * --data-parallel-sharding-strategy, --recompute-granularity/-method/-num-layers,
- * --fp8-format, --attention-backend, --tp-comm-overlap, and the model-shape flags. */
+ * --fp8-format, --attention-backend, --tp-comm-overlap, and the model-shape flags.
+ * Checked again at commit d98e8a64 (2026-08): --normalization and --norm-epsilon (TransformerConfig
+ * normalization, layernorm_epsilon), --position-embedding-type rope|learned_absolute,
+ * --rotary-base (an int), --rotary-percent, --use-rope-scaling with --rope-scaling-factor
+ * (Llama 3.x), MLA's --rope-type rope|yarn with --rotary-scaling-factor, --mscale and
+ * --mscale-all-dim, --padded-vocab-size (TokenizerConfig; the embedding's rows, divisible by
+ * tp), --tokenizer-type HuggingFaceTokenizer --tokenizer-model, --data-path, --save, --load;
+ * CUDA_DEVICE_MAX_CONNECTIONS=1 is asserted with tp or cp > 1 before Blackwell, and must not
+ * be 1 under Megatron-FSDP. */
 #include "io/export_int.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ARGS 96
+#define MAX_ARGS 128
+#define MAX_GROUPS 8
 #define STAGE_STR 48
 
 typedef struct {
 	int n, failed;
 	char *a[MAX_ARGS];
+	int ngroups, group_end[MAX_GROUPS]; /* a[] index where each group ends */
 	export_notes notes;
 	char stage[EXPORT_MAX_STAGES][STAGE_STR];
 } work;
@@ -146,8 +157,7 @@ static void model_flags(work *w, const export_facts *x)
 			add(w, "--group-query-attention");
 			add(w, "--num-query-groups %d", a->kv_heads);
 		}
-		if ((long long)a->head_dim * a->heads != m->hidden)
-			add(w, "--kv-channels %d", a->head_dim);
+		add(w, "--kv-channels %d", a->head_dim);
 	}
 	if (m->gated)
 		add(w, "--swiglu");
@@ -193,15 +203,43 @@ static void model_flags(work *w, const export_facts *x)
 				"the flags give the model's hidden size and MLP type to every layer");
 }
 
+/* CPU offload: the optimizer's (--optimizer-cpu-offload, which asserts
+ * --use-precision-aware-optimizer; --overlap-cpu-optimizer-d2h-h2d pipelines the copies
+ * and the host steps, as priced) and the activations' (--cpu-offloading-num-layers,
+ * core/model_parallel_config.py; arguments.py turns cpu_offloading on with it). */
+static void offload_flags(work *w, const strategy_t *s)
+{
+	if (s->opt_offload > 0) {
+		add(w, "--use-precision-aware-optimizer");
+		add(w, "--optimizer-cpu-offload");
+		add(w, "--optimizer-offload-fraction %g", s->opt_offload);
+		add(w, "--overlap-cpu-optimizer-d2h-h2d");
+		if (s->zero != 1)
+			export_note(&w->notes, "not expressible: optimizer offload with ZeRO-%d; Megatron-LM offloads the "
+					"distributed optimizer's states (ZeRO-1) only", s->zero);
+		if (strat_opt_lowp(s))
+			export_note(&w->notes, "not expressible: optimizer offload with non-fp32 optimizer dtypes; the hybrid "
+					"device optimizer keeps fp32 states");
+	}
+	if (s->act_offload > 0) {
+		add(w, "--cpu-offloading-num-layers %d", s->act_offload);
+		if (s->pp > 1 || s->recompute != RC_NONE || s->nranges > 0)
+			export_note(&w->notes, "not expressible: activation offload with %s; Megatron-LM refuses it",
+					s->pp > 1 ? "pipeline parallelism" : "activation recomputation");
+	}
+}
+
 /* The precision-aware optimizer (megatron/core/optimizer/optimizer_config.py): TE's FusedAdam
  * stores each tensor in its dtype; it asserts the distributed optimizer, and bf16 main grads
  * need the grad buffer in bf16 (--accumulate-allreduce-grads-in-fp32, the bf16 default,
  * requires fp32 main grads). */
 static void optimizer_flags(work *w, const strategy_t *s)
 {
+	offload_flags(w, s);
 	if (!strat_opt_lowp(s))
 		return;
-	add(w, "--use-precision-aware-optimizer");
+	if (s->opt_offload == 0)
+		add(w, "--use-precision-aware-optimizer");
 	for (int k = 0; k < OPT_KEYS; k++)
 		if (s->opt_dt[k] != ODT_FP32) {
 			char flag[32];
@@ -217,11 +255,60 @@ static void optimizer_flags(work *w, const strategy_t *s)
 				"with the distributed optimizer (ZeRO-1) only", s->zero);
 }
 
-/* Pipeline split: nothing when even, first/last stage sizes when only those differ,
+/* The plan's split keys as Megatron's own flags (megatron/training/arguments.py). */
+static void split_key_flags(work *w, const strategy_t *s)
+{
+	if (s->first_layers > 0)
+		add(w, "--decoder-first-pipeline-num-layers %d", s->first_layers);
+	if (s->last_layers > 0)
+		add(w, "--decoder-last-pipeline-num-layers %d", s->last_layers);
+	if (s->acct_embed)
+		add(w, "--account-for-embedding-in-pipeline-split");
+	if (s->acct_loss)
+		add(w, "--account-for-loss-in-pipeline-split");
+	if (s->vpp > 1)
+		add(w, "--num-virtual-stages-per-pipeline-rank %d", s->vpp);
+}
+
+/* Counts per model stage (cnt, nst = pp*vpp, chunk-major) that Megatron's first/last flags
+ * lay out: every rank's chunks alike, the middle ranks alike (transformer_block.py
+ * get_num_layers_to_build). Writes the flags and returns 1, else 0. */
+static int first_last_flags(work *w, const strategy_t *s, const int *cnt, int nst)
+{
+	int p = s->pp, v = nst / p, rank[STRAT_MAX_CHUNKS];
+	if (p < 2)
+		return 0;
+	for (int r = 0; r < p; r++) {
+		rank[r] = 0;
+		for (int c = 0; c < v; c++) {
+			if (cnt[c * p + r] != cnt[r])
+				return 0;
+			rank[r] += cnt[c * p + r];
+		}
+	}
+	for (int r = 2; r < p - 1; r++)
+		if (rank[r] != rank[1])
+			return 0;
+	int mid = p > 2 ? rank[1] : -1;
+	if (rank[0] != mid)
+		add(w, "--decoder-first-pipeline-num-layers %d", rank[0]);
+	if (rank[p - 1] != mid)
+		add(w, "--decoder-last-pipeline-num-layers %d", rank[p - 1]);
+	if (v > 1)
+		add(w, "--num-virtual-stages-per-pipeline-rank %d", v);
+	return 1;
+}
+
+/* Pipeline split: the plan's split keys as they are; nothing when even; first/last stage
+ * sizes when only those differ (also with virtual stages, every chunk of a rank alike);
  * else the explicit layout (which also carries the virtual stages). */
 static void pipeline_flags(work *w, const export_facts *x)
 {
 	const strategy_t *s = x->s;
+	if (strat_split_keys(s) && !(s->schedule == SCHED_ZBV && s->vpp == 1)) {
+		split_key_flags(w, s);
+		return;
+	}
 	int cnt[EXPORT_MAX_STAGES], nst = x->nstages;
 	memcpy(cnt, x->stage_layers, sizeof cnt);
 	if (s->schedule == SCHED_ZBV && s->vpp == 1) {
@@ -238,17 +325,8 @@ static void pipeline_flags(work *w, const export_facts *x)
 			add(w, "--num-virtual-stages-per-pipeline-rank %d", s->vpp);
 		return;
 	}
-	int middle_even = 1;
-	for (int c = 2; c < nst - 1; c++)
-		middle_even &= cnt[c] == cnt[1];
-	if (s->vpp == 1 && middle_even) {
-		int mid = nst > 2 ? cnt[1] : -1;
-		if (cnt[0] != mid)
-			add(w, "--decoder-first-pipeline-num-layers %d", cnt[0]);
-		if (cnt[nst - 1] != mid)
-			add(w, "--decoder-last-pipeline-num-layers %d", cnt[nst - 1]);
+	if (nst == s->pp * s->vpp && first_last_flags(w, s, cnt, nst))
 		return;
-	}
 	char *lay = layout(w, cnt, nst, x->m->mtp_layers);
 	if (lay)
 		add(w, "--pipeline-model-parallel-layout '%s'", lay);
@@ -353,28 +431,91 @@ static void parallel_flags(work *w, const export_facts *x)
 				"stages), written as that", strat_schedule_name(s->schedule));
 }
 
-int export_megatron(FILE *f, const export_facts *x)
+/* Normalization as the model file states it; else the cost model's assumption (RMSNorm for
+ * a gated MLP, LayerNorm for a plain one), said in a note. */
+static void norm_flags(work *w, const export_facts *x)
+{
+	const model_arch *a = &x->m->arch;
+	int norm = a->norm;
+	if (!norm) {
+		norm = x->m->gated ? MODEL_NORM_RMS : MODEL_NORM_LAYER;
+		export_note(&w->notes, "normalization: not in the model file (rms_norm_eps or layer_norm_eps); written "
+				"as strata prices it, %s with Megatron's epsilon", norm == MODEL_NORM_RMS ? "RMSNorm" : "LayerNorm");
+	}
+	add(w, "--normalization %s", norm == MODEL_NORM_RMS ? "RMSNorm" : "LayerNorm");
+	if (a->norm)
+		add(w, "--norm-epsilon %g", a->norm_eps);
+}
+
+/* RoPE's scaling: Llama 3.x's (--use-rope-scaling), YaRN inside MLA (--rope-type yarn);
+ * others are a note. */
+static void rope_scaling_flags(work *w, const export_facts *x)
+{
+	const model_arch *a = &x->m->arch;
+	int mla = x->attn->attn == ATTN_MLA;
+	if (!strcmp(a->rope_scaling, "llama3")) {
+		add(w, "--use-rope-scaling");
+		if (a->rope_factor > 0)
+			add(w, "--rope-scaling-factor %g", a->rope_factor);
+	} else if (mla && !strcmp(a->rope_scaling, "yarn")) {
+		add(w, "--rope-type yarn");
+		if (a->rope_factor > 0)
+			add(w, "--rotary-scaling-factor %g", a->rope_factor);
+		if (a->mscale > 0)
+			add(w, "--mscale %g", a->mscale);
+		if (a->mscale_all_dim > 0)
+			add(w, "--mscale-all-dim %g", a->mscale_all_dim);
+	} else if (mla) {
+		add(w, "--rope-type rope"); /* MLA's default is yarn */
+	}
+	if (a->rope_scaling[0] && strcmp(a->rope_scaling, "llama3") && !(mla && !strcmp(a->rope_scaling, "yarn")))
+		export_note(&w->notes, "not written: rope_scaling %s (factor %g); add Megatron-LM's flags for it if it "
+				"has them", a->rope_scaling, a->rope_factor);
+}
+
+/* Position embedding, its table size, and the vocabulary as the model file gives them. */
+static void position_flags(work *w, const export_facts *x)
+{
+	const model_arch *a = &x->m->arch;
+	const strategy_t *s = x->s;
+	if (a->pos == MODEL_POS_LEARNED) {
+		add(w, "--position-embedding-type learned_absolute");
+	} else if (a->pos == MODEL_POS_ROPE) {
+		add(w, "--position-embedding-type rope");
+		if (a->rope_theta > 0)
+			add(w, "--rotary-base %.0f", a->rope_theta);
+		if (a->rotary_pct > 0 && a->rotary_pct < 1)
+			add(w, "--rotary-percent %g", a->rotary_pct);
+		rope_scaling_flags(w, x);
+	} else {
+		export_note(&w->notes, "position embedding: not in the model file (rope_theta or position_embedding_type); "
+				"Megatron's default learned_absolute applies unless you pass --position-embedding-type rope");
+	}
+	int maxpos = a->max_pos > 0 ? a->max_pos : s->seq;
+	if (maxpos < s->seq) {
+		export_note(&w->notes, "seq_length %d exceeds the model's max_position_embeddings %d; written as %d",
+				s->seq, maxpos, s->seq);
+		maxpos = s->seq;
+	}
+	add(w, "--max-position-embeddings %d", maxpos);
+	/* the embedding's rows: the config's vocabulary, which the tokenizer's may be smaller
+	 * than; VocabParallelEmbedding splits it over the TP ranks */
+	int vocab = x->m->vocab, padded = (vocab + s->tp - 1) / s->tp * s->tp;
+	if (padded != vocab)
+		export_note(&w->notes, "vocab_size %d padded to %d, a multiple of tp %d", vocab, padded, s->tp);
+	add(w, "--padded-vocab-size %d", padded);
+}
+
+static void batch_flags(work *w, const export_facts *x)
+{
+	add(w, "--micro-batch-size %d", x->s->micro_batch);
+	add(w, "--global-batch-size %d", x->s->global_batch);
+	add(w, "--seq-length %d", x->s->seq);
+}
+
+static void precision_flags(work *w, const export_facts *x)
 {
 	const strategy_t *s = x->s;
-	work *w = calloc(1, sizeof *w);
-	if (!w)
-		return -1;
-	export_header(&w->notes, x, "megatron", "NVIDIA/Megatron-LM megatron/training/arguments.py");
-	export_note(&w->notes, "paste after pretrain_gpt.py; Megatron takes dp from the world size (%d)",
-			x->p->devices);
-	if ((s->tp > 1 || s->cp > 1) && s->zero < 2)
-		export_note(&w->notes, "tp or cp > 1: Megatron needs CUDA_DEVICE_MAX_CONNECTIONS=1 in the environment "
-				"(before Blackwell)");
-	export_note(&w->notes, "not in the plan, add your own: tokenizer (vocabulary %d), data, optimizer, learning "
-			"rate, normalization, position embedding%s", x->m->vocab, x->moe ? ", MoE router and load balancing" : "");
-
-	model_flags(w, x);
-	parallel_flags(w, x);
-	add(w, "--micro-batch-size %d", s->micro_batch);
-	add(w, "--global-batch-size %d", s->global_batch);
-	add(w, "--seq-length %d", s->seq);
-	add(w, "--max-position-embeddings %d", s->seq);
-	recompute_flags(w, x);
 	if (s->precision == PREC_FP16) {
 		add(w, "--fp16");
 	} else {
@@ -383,15 +524,87 @@ int export_megatron(FILE *f, const export_facts *x)
 			add(w, "--fp8-format hybrid");
 	}
 	add(w, "--attention-backend %s", s->flash ? "flash" : "unfused");
+}
 
-	int rc = w->failed ? -1 : 0;
-	if (!rc) {
-		export_notes_print(f, &w->notes, "# ");
-		for (int i = 0; i < w->n; i++)
-			fprintf(f, "    %s%s\n", w->a[i], i + 1 < w->n ? " \\" : "");
+/* The paths the script's user sets (checked by the script's head). */
+static void data_flags(work *w, const export_facts *x)
+{
+	(void)x;
+	add(w, "--data-path \"${DATA[@]}\"");
+	add(w, "--tokenizer-type HuggingFaceTokenizer");
+	add(w, "--tokenizer-model \"$TOKENIZER\"");
+	add(w, "--save \"$CHECKPOINT\"");
+	add(w, "--load \"$CHECKPOINT\"");
+}
+
+/* The environment Megatron-LM checks (megatron/training/arguments.py). */
+static void env_lines(FILE *f, const strategy_t *s)
+{
+	if (s->zero >= 2)
+		fputs("# Megatron-FSDP asserts that CUDA_DEVICE_MAX_CONNECTIONS is not 1\n"
+				"unset CUDA_DEVICE_MAX_CONNECTIONS\n\n", f);
+	else if (s->tp > 1 || s->cp > 1)
+		fputs("# tp or cp > 1: Megatron-LM asserts CUDA_DEVICE_MAX_CONNECTIONS=1 before Blackwell, so that\n"
+				"# TP/CP communication is issued ahead of the computation that waits for it\n"
+				"export CUDA_DEVICE_MAX_CONNECTIONS=1\n\n", f);
+}
+
+typedef void (*flag_fn)(work *w, const export_facts *x);
+
+/* The script's argument groups in order, each a bash array. A flag goes to the group of its
+ * kind; a new kind of choice is a new row. */
+static const struct {
+	const char *array;
+	flag_fn fn;
+} groups[] = {
+	{"MODEL_ARGS", model_flags},
+	{"NORM_ARGS", norm_flags},
+	{"EMBEDDING_ARGS", position_flags},
+	{"PARALLEL_ARGS", parallel_flags},
+	{"BATCH_ARGS", batch_flags},
+	{"RECOMPUTE_ARGS", recompute_flags},
+	{"PRECISION_ARGS", precision_flags},
+	{"DATA_ARGS", data_flags},
+};
+
+static void print_script(FILE *f, const work *w, const export_facts *x)
+{
+	export_script_head(f, x, &w->notes);
+	env_lines(f, x->s);
+	for (int g = 0, i = 0; g < w->ngroups; g++) {
+		if (i == w->group_end[g])
+			continue;
+		fprintf(f, "%s=(\n", groups[g].array);
+		for (; i < w->group_end[g]; i++)
+			fprintf(f, "    %s\n", w->a[i]);
+		fputs(")\n", f);
 	}
+	fputs("ARGS=(", f);
+	for (int g = 0, i = 0; g < w->ngroups; i = w->group_end[g], g++)
+		if (i < w->group_end[g])
+			fprintf(f, "%s\"${%s[@]}\"", g ? " " : "", groups[g].array);
+	fputs(")\n\n", f);
+	export_script_launch(f, "$MEGATRON_PATH/pretrain_gpt.py", "ARGS");
+}
+
+int export_megatron(FILE *f, const export_facts *x)
+{
+	work *w = calloc(1, sizeof *w);
+	if (!w)
+		return -1;
+	export_header(&w->notes, x, "megatron", "NVIDIA/Megatron-LM megatron/training/arguments.py");
+	export_note(&w->notes, "Megatron takes dp from the world size (%d)", x->p->devices);
+	export_note(&w->notes, "not in the plan, add your own as arguments of this script: optimizer, learning rate and "
+			"schedule, iterations%s", x->moe ? ", MoE router and load balancing" : "");
+	for (size_t g = 0; g < sizeof groups / sizeof groups[0] && g < MAX_GROUPS; g++) {
+		groups[g].fn(w, x);
+		w->group_end[w->ngroups++] = w->n;
+	}
+	int rc = w->failed ? -1 : 0;
+	if (!rc)
+		print_script(f, w, x);
 	for (int i = 0; i < w->n; i++)
 		free(w->a[i]);
 	free(w);
-	return rc;
+	return rc || ferror(f) ? -1 : 0;
 }

@@ -109,7 +109,20 @@ int export_torchtitan(FILE *f, const export_facts *x)
 				"written");
 	if (!s->flash)
 		export_note(ns, "not expressible: flash_attention false; the model picks its attention kernel");
+	export_run_torchtitan(ns, x);
 	export_opt_fp32_only(ns, s, "torch.optim's AdamW keeps its state in the dtype of FSDP2's fp32 shards");
+	/* training.enable_cpu_offload: FSDP2's CPUOffloadPolicy, parameters, gradients and
+	 * optimizer states all on the host (torchtitan/config/configs.py) */
+	int offload = s->opt_offload > 0 && s->zero >= 2 && (long long)s->dp * s->cp > 1;
+	if (s->opt_offload > 0 && !offload)
+		export_note(ns, "not expressible: optimizer offload without FSDP sharding (ZeRO-%d, dp x cp = %lld); "
+				"enable_cpu_offload is FSDP2's CPUOffloadPolicy", s->zero, (long long)s->dp * s->cp);
+	else if (offload && s->opt_offload < 1)
+		export_note(ns, "not expressible: optimizer_offload %g; enable_cpu_offload moves all of the sharded "
+				"states, all of it written", s->opt_offload);
+	if (s->act_offload > 0)
+		export_note(ns, "not expressible: activation_offload %d; torchtitan has no activation offload",
+				s->act_offload);
 	int split_ok = 1;
 	for (int c = 0; c < x->nstages; c++)
 		split_ok &= x->stage_layers[c] > 0;
@@ -139,6 +152,8 @@ int export_torchtitan(FILE *f, const export_facts *x)
 	fprintf(f, "mixed_precision_param = \"bfloat16\"\nmixed_precision_reduce = \"float32\"\n");
 	if (async_tp)
 		fprintf(f, "compile = true\n");
+	if (offload)
+		fprintf(f, "enable_cpu_offload = true\n");
 
 	fprintf(f, "\n[parallelism]\ndata_parallel_replicate_degree = %d\ndata_parallel_shard_degree = %d\n",
 			replicate, shard);

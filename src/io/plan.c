@@ -4,6 +4,7 @@
  * differ in shape (a vision encoder in front of a decoder, interleaved dense and MoE layers)
  * lists them as `blocks`, the YAML form of strata.layers, which plan files are saved in. */
 #include "io/plan.h"
+#include "core/nearest.h"
 #include "io/text.h"
 #include "io/ydoc.h"
 
@@ -139,6 +140,52 @@ static int set_opt_dtype(strategy_t *s, int k, const char *val, char *err, size_
 	return -1;
 }
 
+/* The uneven-split and offload keys; 0, -1 bad value, -2 not one of them. */
+static int set_split_offload(strategy_t *s, const char *key, const char *val, char *err, size_t n)
+{
+	int v;
+	int16_t *lay = !strcmp(key, "first_stage_layers") ? &s->first_layers
+		: !strcmp(key, "last_stage_layers") ? &s->last_layers : NULL;
+	if (lay) { /* 0 = not set: the even split of the other stages */
+		if (set_int(&v, key, val, 0, MODEL_MAX_LAYERS, err, n))
+			return -1;
+		*lay = (int16_t)v;
+		return 0;
+	}
+	if (!strcmp(key, "account_for_embedding"))
+		return set_bool(&s->acct_embed, key, val, err, n);
+	if (!strcmp(key, "account_for_loss"))
+		return set_bool(&s->acct_loss, key, val, err, n);
+	if (!strcmp(key, "activation_offload"))
+		return set_int(&s->act_offload, key, val, 0, MODEL_MAX_LAYERS, err, n);
+	if (!strcmp(key, "optimizer_offload")) {
+		char *end;
+		errno = 0;
+		double f = strtod(val, &end);
+		if (end == val || *end || errno || !(f >= 0 && f <= 1)) {
+			snprintf(err, n, "optimizer_offload must be a fraction from 0 to 1 (got '%s')", val);
+			return -1;
+		}
+		s->opt_offload = f;
+		return 0;
+	}
+	return -2;
+}
+
+/* What plan_set takes (and the strategy block's keys), for suggestions and completion. */
+static const char *const set_keys[] = {"dp", "tp", "pp", "vpp", "cp", "ep", "etp", "zero", "micro_batch",
+	"global_batch", "seq_length", "sp", "recompute", "schedule", "precision", "flash_attention", "cp_kind",
+	"framework", "tp_comm_overlap", "vocab_parallel", "recompute_layers", "recompute_modules",
+	"moe_capacity_factor", "exp_avg_dtype", "exp_avg_sq_dtype", "main_grads_dtype", "main_params_dtype",
+	"stage_layers", "first_stage_layers", "last_stage_layers", "account_for_embedding",
+	"account_for_loss", "optimizer_offload", "activation_offload", "devices", "budget_gib", "mbs", "gbs", "seq", "budget"};
+
+const char *const *plan_set_keys(size_t *n)
+{
+	*n = sizeof set_keys / sizeof set_keys[0];
+	return set_keys;
+}
+
 /* One strategy assignment; returns 0, -1 bad value, -2 unknown key. */
 static int strat_set(strategy_t *s, const char *key, const char *val, char *err, size_t n)
 {
@@ -192,12 +239,20 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 	for (int k = 0; k < OPT_KEYS; k++)
 		if (!strcmp(key, strat_opt_key(k)))
 			return set_opt_dtype(s, k, val, err, n);
+	int rc = set_split_offload(s, key, val, err, n);
+	if (rc != -2)
+		return rc;
 	if (!strcmp(key, "framework"))
 		return set_enum(&s->framework, key, val, strat_parse_framework, "auto, megatron, torchtitan, deepspeed", err, n);
-	snprintf(err, n, "unknown strategy key '%s' (known: dp tp pp vpp cp ep etp zero micro_batch "
+	const char *near = nearest_word(key, set_keys, sizeof set_keys / sizeof set_keys[0]);
+	char hint[80] = "";
+	if (near)
+		snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+	snprintf(err, n, "unknown strategy key '%s'%s (known: dp tp pp vpp cp ep etp zero micro_batch "
 			"global_batch seq_length sp recompute schedule precision flash_attention cp_kind "
 			"framework tp_comm_overlap vocab_parallel recompute_layers recompute_modules moe_capacity_factor "
-			"exp_avg_dtype exp_avg_sq_dtype main_grads_dtype main_params_dtype stage_layers)", key);
+			"exp_avg_dtype exp_avg_sq_dtype main_grads_dtype main_params_dtype stage_layers first_stage_layers "
+			"last_stage_layers account_for_embedding account_for_loss optimizer_offload activation_offload)", key, hint);
 	return -2;
 }
 
@@ -301,6 +356,65 @@ static int y_layer_list(yctx *y, const yd_node *map, const char *key, int mode, 
 	return 0;
 }
 
+/* The keys of model_arch (normalization, position embedding) present in map n, into c.
+ * Hugging Face names: rms_norm_eps (Llama, Mistral, Qwen, DeepSeek) or layer_norm_eps /
+ * layer_norm_epsilon (GPT-2, GPT-NeoX); rope_theta, partial_rotary_factor, rope_scaling
+ * {rope_type|type, factor, mscale, mscale_all_dim}; position_embedding_type absolute (and
+ * model_type gpt2) for learned positions; max_position_embeddings | n_positions.
+ * 0, or 2 with the error. */
+static int config_arch(yctx *y, const yd_node *n, model_arch *a)
+{
+	const long long BIG = 1LL << 30;
+	double eps = 0;
+	if (y_num(y, n, "rms_norm_eps", 0, 1, &eps))
+		return 2;
+	if (eps > 0) {
+		a->norm = MODEL_NORM_RMS;
+		a->norm_eps = eps;
+	}
+	eps = 0;
+	if (y_num(y, n, "layer_norm_eps", 0, 1, &eps) || y_num(y, n, "layer_norm_epsilon", 0, 1, &eps))
+		return 2;
+	if (eps > 0) {
+		a->norm = MODEL_NORM_LAYER;
+		a->norm_eps = eps;
+	}
+	if (y_num(y, n, "partial_rotary_factor", 0.001, 1, &a->rotary_pct) ||
+			y_int(y, n, "max_position_embeddings", 1, BIG, &a->max_pos) ||
+			y_int(y, n, "n_positions", 1, BIG, &a->max_pos))
+		return 2;
+	double theta = 0;
+	if (y_num(y, n, "rope_theta", 1, 1e12, &theta))
+		return 2;
+	if (theta > 0) {
+		a->pos = MODEL_POS_ROPE;
+		a->rope_theta = theta;
+	}
+	const char *pt = y_str(n, "position_embedding_type"), *mt = y_str(n, "model_type");
+	if ((pt && !strcmp(pt, "absolute")) || (mt && !strcmp(mt, "gpt2")))
+		a->pos = MODEL_POS_LEARNED;
+	else if (pt && (!strcmp(pt, "rope") || !strcmp(pt, "rotary")))
+		a->pos = MODEL_POS_ROPE;
+	const yd_node *rs = yd_get(n, "rope_scaling");
+	if (!y_unset(rs) && yd_kind_of(rs) == YD_MAP) {
+		const char *kind = y_str(rs, "rope_type");
+		if (!kind)
+			kind = y_str(rs, "type");
+		/* a name such as llama3 or yarn: letters, digits and '_' only (it goes into scripts) */
+		size_t k = 0;
+		for (; kind && *kind && k + 1 < sizeof a->rope_scaling; kind++)
+			if (isalnum((unsigned char)*kind) || *kind == '_')
+				a->rope_scaling[k++] = *kind;
+		a->rope_scaling[k] = 0;
+		if (y_num(y, rs, "factor", 0, 1e6, &a->rope_factor) || y_num(y, rs, "mscale", 0, 1e6, &a->mscale) ||
+				y_num(y, rs, "mscale_all_dim", 0, 1e6, &a->mscale_all_dim))
+			return 2;
+		if (a->pos == MODEL_POS_UNSET)
+			a->pos = MODEL_POS_ROPE;
+	}
+	return 0;
+}
+
 /* Read the model keys present in map n into c; a key n lacks leaves c as it was, so the
  * keys of a block can be read over those of its model. *shared_size gets
  * shared_expert_intermediate_size when present. 0, or 2 with the error. */
@@ -398,7 +512,7 @@ static int config_read(yctx *y, const yd_node *n, model_config *c, int *shared_s
 			y_num(y, n, "attention_dropout", 0, 0.999, &c->attention_dropout) ||
 			y_num(y, n, "attn_pdrop", 0, 0.999, &c->attention_dropout))
 		return 2;
-	return 0;
+	return config_arch(y, n, &c->arch);
 }
 
 /* Defaults that follow from several keys, once all of them are read. */
@@ -813,10 +927,19 @@ static int cluster_from_node(cluster_t *c, yctx *y, const yd_node *n)
 			y_num(y, pk, "bf16", 0, 1e7, &c->peak_tflops[PREC_BF16]) ||
 			y_num(y, pk, "fp16", 0, 1e7, &c->peak_tflops[PREC_FP16]) ||
 			y_num(y, pk, "fp8", 0, 1e7, &c->peak_tflops[PREC_FP8]) ||
+			y_int(y, dev, "sms", 0, 1 << 20, &c->sms) ||
 			y_int(y, node, "devices", 1, 1 << 16, &c->node_devices) ||
 			y_num(y, node, "link_gbps", 0.001, 1e7, &c->node_gbps) ||
 			y_num(y, net, "link_gbps", 0.001, 1e7, &c->net_gbps) ||
 			y_num(y, net, "latency_us", 0, 1e6, &c->net_lat_us))
+		return 2;
+	const yd_node *host = yd_get(n, "host"); /* optional: CPU offload's link and memory */
+	if (host && yd_kind_of(host) != YD_MAP) {
+		yd_errat(y->d, host, y->err, y->n, "host must be a mapping {link_gbps: .., mem_gbps: ..}");
+		return 2;
+	}
+	if (host && (y_num(y, host, "link_gbps", 0.001, 1e7, &c->host_gbps) ||
+			y_num(y, host, "mem_gbps", 0.001, 1e7, &c->host_mem_gbps)))
 		return 2;
 	const yd_node *eff = yd_get(n, "efficiency");
 	if (eff) {
@@ -951,6 +1074,8 @@ static void fam_visit(const char *name, const char *path, void *arg)
 		cluster_family(c.device, fam, sizeof fam);
 		if (!strcmp(fam, a->family)) {
 			a->target->eff = c.eff;
+			if (!a->target->sms)
+				a->target->sms = c.sms; /* a property of the family's die */
 			a->found = 1;
 		}
 	}

@@ -72,6 +72,8 @@ int plan_resolve_ref(const char *ref, const char *kind, const char *base, const 
 		size_t outlen, char *err, size_t errlen);
 /* Apply one "key=value" strategy assignment (dp, tp, ..., recompute, schedule); 0 or -1. */
 int plan_set(plan_t *p, const char *key, const char *val, char *err, size_t errlen);
+/* The keys plan_set knows (aliases included) and their number. */
+const char *const *plan_set_keys(size_t *n);
 /* Map a model written as YAML/JSON text (the keys of a model file) onto m: the same
  * key handling as a file, for models given as data (Lua tables). 0, or 2 with err. */
 int plan_model_from_text(model_t *m, const char *text, const char *name, char *err, size_t errlen);

@@ -87,6 +87,7 @@ static int model_to_config(const model_t *m, model_config *c)
 	c->qkv_bias = m->qkv_bias;
 	c->hidden_dropout = m->hidden_dropout;
 	c->attention_dropout = m->attention_dropout;
+	c->arch = m->arch;
 	c->layers = m->layers;
 	c->heads = k0->heads;
 	c->kv_heads = k0->kv_heads;
@@ -135,6 +136,27 @@ static int model_to_config(const model_t *m, model_config *c)
 	return 0;
 }
 
+/* The model_arch keys that are stated, under their Hugging Face names. */
+static void put_arch(FILE *f, const model_arch *a, const char *ind)
+{
+	if (a->norm)
+		key_num(f, ind, a->norm == MODEL_NORM_RMS ? "rms_norm_eps" : "layer_norm_eps", a->norm_eps);
+	if (a->pos == MODEL_POS_LEARNED)
+		fprintf(f, "%sposition_embedding_type: absolute\n", ind);
+	else if (a->pos == MODEL_POS_ROPE && !a->rope_theta)
+		fprintf(f, "%sposition_embedding_type: rope\n", ind);
+	if (a->rope_theta > 0)
+		key_num(f, ind, "rope_theta", a->rope_theta);
+	if (a->rotary_pct > 0)
+		key_num(f, ind, "partial_rotary_factor", a->rotary_pct);
+	if (a->rope_scaling[0] || a->rope_factor > 0 || a->mscale > 0 || a->mscale_all_dim > 0) {
+		fprintf(f, "%srope_scaling: {rope_type: \"%s\", factor: %.17g, mscale: %.17g, mscale_all_dim: %.17g}\n", ind,
+				a->rope_scaling, a->rope_factor, a->mscale, a->mscale_all_dim);
+	}
+	if (a->max_pos > 0)
+		fprintf(f, "%smax_position_embeddings: %d\n", ind, a->max_pos);
+}
+
 /* The model-wide keys of a model in the blocks form, each line prefixed with ind. */
 static void put_model_wide(FILE *f, const model_t *m, const char *ind)
 {
@@ -149,6 +171,7 @@ static void put_model_wide(FILE *f, const model_t *m, const char *ind)
 		key_num(f, ind, "hidden_dropout", m->hidden_dropout);
 	if (m->attention_dropout > 0)
 		key_num(f, ind, "attention_dropout", m->attention_dropout);
+	put_arch(f, &m->arch, ind);
 }
 
 /* One run of layers as a block mapping on one line (the keys of strata.dense/moe/mla). */
@@ -249,6 +272,7 @@ static int write_model(FILE *f, const model_t *m, char *err, size_t n)
 		key_num(f, "  ", "hidden_dropout", c.hidden_dropout);
 	if (c.attention_dropout > 0)
 		key_num(f, "  ", "attention_dropout", c.attention_dropout);
+	put_arch(f, &c.arch, "  ");
 	if (c.experts > 0)
 		fprintf(f, "  n_routed_experts: %d\n  num_experts_per_tok: %d\n  moe_intermediate_size: %d\n"
 				"  n_shared_experts: %d\n  first_k_dense_replace: %d\n  %s: %d\n",
@@ -272,6 +296,8 @@ static void write_cluster(FILE *f, const cluster_t *c)
 	key_str(f, "    ", "name", c->device);
 	key_num(f, "    ", "memory_gib", c->mem_gib);
 	key_num(f, "    ", "hbm_gbps", c->hbm_gbps);
+	if (c->sms > 0)
+		fprintf(f, "    sms: %d\n", c->sms);
 	fputs("    peak_tflops:\n", f);
 	key_num(f, "      ", "bf16", c->peak_tflops[PREC_BF16]);
 	key_num(f, "      ", "fp16", c->peak_tflops[PREC_FP16]);
@@ -281,6 +307,13 @@ static void write_cluster(FILE *f, const cluster_t *c)
 	fputs("  network:\n", f);
 	key_num(f, "    ", "link_gbps", c->net_gbps);
 	key_num(f, "    ", "latency_us", c->net_lat_us);
+	if (c->host_gbps > 0 || c->host_mem_gbps > 0) {
+		fputs("  host:\n", f);
+		if (c->host_gbps > 0)
+			key_num(f, "    ", "link_gbps", c->host_gbps);
+		if (c->host_mem_gbps > 0)
+			key_num(f, "    ", "mem_gbps", c->host_mem_gbps);
+	}
 	if (!c->eff_set)
 		return; /* inherited from the device family again on load */
 	const char *key;
@@ -325,6 +358,18 @@ static void write_strategy(FILE *f, const strategy_t *s, int devices)
 	for (int k = 0; k < OPT_KEYS; k++) /* written only when not the fp32 default */
 		if (s->opt_dt[k] != ODT_FP32)
 			fprintf(f, "  %s: %s\n", strat_opt_key(k), strat_opt_dtype_name(s->opt_dt[k]));
+	if (s->first_layers > 0)
+		fprintf(f, "  first_stage_layers: %d\n", s->first_layers);
+	if (s->last_layers > 0)
+		fprintf(f, "  last_stage_layers: %d\n", s->last_layers);
+	if (s->acct_embed)
+		fputs("  account_for_embedding: true\n", f);
+	if (s->acct_loss)
+		fputs("  account_for_loss: true\n", f);
+	if (s->opt_offload > 0)
+		key_num(f, "  ", "optimizer_offload", s->opt_offload);
+	if (s->act_offload > 0)
+		fprintf(f, "  activation_offload: %d\n", s->act_offload);
 	if (s->rc_modules && s->rc_modules != RCM_CORE_ATTN) {
 		char mods[128];
 		strat_rc_modules_text(s->rc_modules, mods, sizeof mods);

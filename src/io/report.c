@@ -1,5 +1,6 @@
 /* report.c - table, JSON and CSV views of an evaluation. No formula lives here. */
 #include "io/report.h"
+#include "io/units.h"
 #include "io/text.h"
 #include "core/framework.h"
 
@@ -43,6 +44,13 @@ static void strategy_json(json_w *w, const strategy_t *s, const model_t *m)
 	/* the optimizer tensors' dtypes (Megatron's precision-aware optimizer) */
 	for (int k = 0; k < OPT_KEYS; k++)
 		json_str(w, strat_opt_key(k), strat_opt_dtype_name(s->opt_dt[k]));
+	/* Megatron's uneven-split keys (0 = not set) and CPU offload */
+	json_int(w, "first_stage_layers", s->first_layers);
+	json_int(w, "last_stage_layers", s->last_layers);
+	json_bool(w, "account_for_embedding", s->acct_embed);
+	json_bool(w, "account_for_loss", s->acct_loss);
+	json_num(w, "optimizer_offload", s->opt_offload);
+	json_int(w, "activation_offload", s->act_offload);
 	/* the framework whose semantics priced the plan; framework_inferred when the plan left
 	 * it to its ZeRO level (framework: auto) */
 	json_str(w, "framework", strat_framework_name(strat_framework(s)));
@@ -120,6 +128,8 @@ void report_json_members(json_w *w, const plan_t *p, const eval_result *r)
 	json_num(w, "ep_s", r->ep);
 	json_num(w, "pp_s", r->pp);
 	json_num(w, "dp_s", r->dp);
+	if (p->strategy.act_offload > 0) /* activation offload's exposed host copies, in comm_exposed_s */
+		json_num(w, "host_s", r->host);
 	/* what dp_s synchronises: with one replica the cp ranks or the experts' own group */
 	json_str(w, "dp_group", eval_dp_group_name(r->dp_group));
 	json_int(w, "microbatches", r->microbatches);
@@ -171,7 +181,7 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 			p->model.layers);
 	fprintf(f, "cluster  %s, %d x %s\n", text_safe(cname, sizeof cname, p->cluster.name), p->devices,
 			text_safe(dname, sizeof dname, p->cluster.device));
-	char cf[160] = "";
+	char cf[320] = "";
 	size_t used = 0;
 	if (s->moe_cf > 0 && s->moe_cf != 1.0)
 		used = (size_t)snprintf(cf, sizeof cf, " moe_cf=%g", s->moe_cf);
@@ -179,6 +189,18 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 		if (s->opt_dt[k] != ODT_FP32)
 			used += (size_t)snprintf(cf + used, sizeof cf - used, " %s=%s", strat_opt_key(k),
 					strat_opt_dtype_name(s->opt_dt[k]));
+	/* the uneven-split and offload keys the plan sets */
+	if (s->first_layers > 0 && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " first_stage_layers=%d", s->first_layers);
+	if (s->last_layers > 0 && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " last_stage_layers=%d", s->last_layers);
+	if ((s->acct_embed || s->acct_loss) && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " account_for=%s%s%s", s->acct_embed ? "embedding" : "",
+				s->acct_embed && s->acct_loss ? "," : "", s->acct_loss ? "loss" : "");
+	if (s->opt_offload > 0 && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " optimizer_offload=%g", s->opt_offload);
+	if (s->act_offload > 0 && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " activation_offload=%d", s->act_offload);
 	fprintf(f, "strategy dp=%d tp=%d pp=%d vpp=%d cp=%d%s ep=%d etp=%d%s sp=%s zero=%d mbs=%d gbs=%d seq=%d\n"
 			"         recompute=%s schedule=%s precision=%s flash=%s%s%s%s  (%d micro-batches)\n",
 			s->dp, s->tp, s->pp, s->vpp, s->cp, s->cp > 1 && s->cp_kind == CP_ULYSSES ? "(ulysses)" : "",
@@ -212,18 +234,21 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 	fprintf(f, "  (allocated bytes; as reserved by the allocator %.2f GiB, in nvidia-smi %.2f GiB)\n",
 			eval_mem_convention(&p->cluster, r->peak_bytes / GIB, EVAL_MEM_RESERVED),
 			eval_mem_convention(&p->cluster, r->peak_bytes / GIB, EVAL_MEM_NVIDIA_SMI));
-	fprintf(f, "\nstep time %.4g s\n", r->step);
+	char t[32], rate[32];
+	units_time(r->step, t, sizeof t);
+	fprintf(f, "\nstep time %s\n", t);
 	eval_part parts[EVAL_NPARTS];
 	eval_step_parts(r, parts);
 	for (int i = 0; i < EVAL_NPARTS; i++) {
 		if (parts[i].s <= 0 && i > 0)
 			continue;
-		fprintf(f, "  %-10s %10.4g s %5.1f%% ", parts[i].name, parts[i].s, 100 * parts[i].s / r->step);
+		units_time(parts[i].s, t, sizeof t);
+		fprintf(f, "  %-10s %10s %5.1f%% ", parts[i].name, t, 100 * parts[i].s / r->step);
 		bar(f, parts[i].s / r->step, 30);
 		fputc('\n', f);
 	}
-	fprintf(f, "\nthroughput %.4g tokens/s   MFU %.1f%%   HFU %.1f%%\n", r->tokens_per_s, 100 * r->mfu,
-			100 * r->hfu);
+	units_rate(r->tokens_per_s, rate, sizeof rate);
+	fprintf(f, "\nthroughput %s tokens/s   MFU %.1f%%   HFU %.1f%%\n", rate, 100 * r->mfu, 100 * r->hfu);
 }
 
 int report_compare_rows(const eval_result *ref, const eval_result *c, report_diff out[REPORT_DIFF_ROWS])

@@ -312,6 +312,7 @@ static int scr_layers(lua_State *L)
 			m->qkv_bias = tmp->qkv_bias;
 			m->hidden_dropout = tmp->hidden_dropout;
 			m->attention_dropout = tmp->attention_dropout;
+			m->arch = tmp->arch;
 		}
 		if (seen_mtp && !mtp)
 			luaL_error(L, "strata.layers: block %d: MTP blocks (mtp = true) must come last", (int)b);
@@ -529,6 +530,8 @@ static int scr_cluster_index(lua_State *L)
 		lua_pushinteger(L, c->node_devices);
 	else if (!strcmp(k, "hbm_gbps"))
 		lua_pushnumber(L, c->hbm_gbps);
+	else if (!strcmp(k, "sms"))
+		lua_pushinteger(L, c->sms);
 	else if (!strcmp(k, "node_gbps"))
 		lua_pushnumber(L, c->node_gbps);
 	else if (!strcmp(k, "net_gbps"))

@@ -549,6 +549,8 @@ int ilp_apply(const ilp_result *r, strategy_t *s)
 		return -1;
 	int P = r->stages * r->vpp;
 	s->nchunks = P;
+	s->first_layers = s->last_layers = 0; /* the ILP's counts replace the split keys */
+	s->acct_embed = s->acct_loss = false;
 	for (int c = 0; c < P; c++)
 		s->chunk_layers[c] = r->chunk_layers[c];
 	/* recompute as ranges over the most common mode */

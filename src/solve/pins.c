@@ -2,6 +2,7 @@
  * into fixed loop values and layer pins into ILP constraints; this file only knows the
  * syntax and what "honoured" means. */
 #include "solve/pins.h"
+#include "core/nearest.h"
 #include "core/why.h"
 
 #include <ctype.h>
@@ -90,6 +91,17 @@ static void trim(const char *s, char *out, size_t n)
 	out[l] = 0;
 }
 
+size_t pin_names(const char **out, size_t max)
+{
+	static const char *const layer[] = {"layers[a:b].recompute", "layers[a:b].stage", "stages[s].layers"};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0] && n < max; i++)
+		out[n++] = keys[i].name;
+	for (size_t i = 0; i < 3 && n < max; i++)
+		out[n++] = layer[i];
+	return n;
+}
+
 int pin_parse(const char *expr, pin_t *p, char *why, size_t n)
 {
 	memset(p, 0, sizeof *p);
@@ -152,10 +164,16 @@ int pin_parse(const char *expr, pin_t *p, char *why, size_t n)
 	if (!strncmp(key, "experts.", 8) || !strncmp(key, "attention.", 10) || !strncmp(key, "embedding.", 10))
 		return why_set(why, n, "pin '%s': operator-group pins are experts.ep, experts.etp, attention.tp, "
 				"attention.cp, attention.cp_kind and embedding.vocab_parallel", p->text);
-	return why_set(why, n, "pin '%s': unknown key '%s' (pinnable: dp tp pp vpp cp cp_kind ep etp zero mbs sp "
+	const char *names[sizeof keys / sizeof keys[0] + 3];
+	size_t nn = pin_names(names, sizeof names / sizeof names[0]);
+	const char *near = nearest_word(key, names, nn);
+	char hint[80] = "";
+	if (near)
+		snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+	return why_set(why, n, "pin '%s': unknown key '%s'%s (pinnable: dp tp pp vpp cp cp_kind ep etp zero mbs sp "
 			"recompute schedule precision, experts.ep, experts.etp, attention.tp, attention.cp, "
 			"attention.cp_kind, embedding.vocab_parallel, layers[a:b].recompute, layers[a:b].stage, "
-			"stages[s].layers)", p->text, key);
+			"stages[s].layers)", p->text, key, hint);
 }
 
 int pin_add(pin_set *set, const char *expr, char *why, size_t n)

@@ -70,6 +70,9 @@ int pin_apply_ranges(const pin_set *set, strategy_t *s, char *why, size_t whylen
 void pin_ilp_pins(const pin_set *set, ilp_pins *out);
 /* Copy the first n pins of a set into out (a prefix, for finding the pin that breaks). */
 void pin_prefix(const pin_set *set, int n, pin_set *out);
+/* The pinnable keys as written ("tp", "experts.ep", "layers[a:b].recompute") into out (at
+ * most max); returns how many. */
+size_t pin_names(const char **out, size_t max);
 /* Plan-file name of the field a key fixes ("tp", "micro_batch"). */
 const char *pin_key_name(int key);
 

@@ -325,6 +325,9 @@ int search_space_init(search_space *sp, const search_job *job, const pin_set *pi
 	*b = job->base;
 	b->nranges = 0;
 	b->nchunks = 0;
+	/* the split keys fit one pp x vpp; the candidates' splits are the even one or the ILP's */
+	b->first_layers = b->last_layers = 0;
+	b->acct_embed = b->acct_loss = false;
 	if (sp->fix[PIN_PRECISION])
 		b->precision = (uint8_t)sp->val[PIN_PRECISION];
 	if (sp->fix[PIN_VOCAB_PARALLEL])

@@ -1,6 +1,7 @@
 /* actions.c - knob stepping, typed values, pins, save/open, quit. */
 #include "tui/actions.h"
 #include "io/plan_write.h"
+#include "tui/safety.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@ static void describe(const tui_app *a, const knob_job *from, const knob_job *to,
 		char v0[32], v1[32];
 		knob_format(from, &a->plan->cluster, (knob_id)k, v0, sizeof v0);
 		knob_format(to, &a->plan->cluster, (knob_id)k, v1, sizeof v1);
-		len += (size_t)snprintf(out + len, n - len, "%s%s %s %s %s", len ? ", " : "", knob_key((knob_id)k), v0,
+		len += (size_t)snprintf(out + len, n - len, "%s%s %s %s %s", len ? ", " : "", knob_label((knob_id)k), v0,
 				a->g->arrow, v1);
 	}
 	if (from->devices != to->devices && len < n)
@@ -71,15 +72,27 @@ void tui_step(tui_app *a, int dir)
 	/* an ILP stage split fits one pp x vpp: step as if it were even, keep it if it
 	 * still fits afterwards (tui_fix_split) */
 	j.s.nchunks = 0;
+	j.s.first_layers = j.s.last_layers = 0;
+	j.s.acct_embed = j.s.acct_loss = false;
 	if (knob_step(&a->plan->model, &a->plan->cluster, &j, (knob_id)a->sel, dir, tui_app_pinned(a), &changed, why,
 			sizeof why)) {
 		tui_app_msg(a, MSG_ERROR, "%s", why);
 		return;
 	}
 	j.s.nchunks = j0.s.nchunks;
+	j.s.first_layers = j0.s.first_layers;
+	j.s.last_layers = j0.s.last_layers;
+	j.s.acct_embed = j0.s.acct_embed;
+	j.s.acct_loss = j0.s.acct_loss;
 	plan_t p = *a->plan;
 	job_into(&p, &j);
 	int dropped = tui_fix_split(&p);
+	if (strat_split_keys(&p.strategy) && strat_split_check(&p.strategy, p.model.layers, what, sizeof what)) {
+		/* the split keys fit one pp x vpp: dropped when the step leaves it */
+		p.strategy.first_layers = p.strategy.last_layers = 0;
+		p.strategy.acct_embed = p.strategy.acct_loss = false;
+		dropped = 1;
+	}
 	describe(a, &j0, &j, changed | 1u << a->sel, what, sizeof what);
 	if (dropped)
 		snprintf(what + strlen(what), sizeof what - strlen(what), " (ILP stage split dropped: even again)");
@@ -180,7 +193,7 @@ static int apply(tui_app *a, plan_t *p, const char *text, unsigned *changed, cha
 		}
 		int k = knob_find(key);
 		if (k >= 0 && (pinned & (1u << k))) {
-			snprintf(err, n, "%s is pinned (p unpins it)", knob_key((knob_id)k));
+			snprintf(err, n, "%s is pinned (p unpins it)", knob_label((knob_id)k));
 			return -1;
 		}
 		if (plan_set(p, key, val, err, n))
@@ -193,7 +206,7 @@ static int apply(tui_app *a, plan_t *p, const char *text, unsigned *changed, cha
 		if (moved & pinned) {
 			for (int i = 0; i < KNOB_COUNT; i++)
 				if (moved & pinned & (1u << i)) {
-					snprintf(err, n, "%s=%s would change %s, which is pinned", key, val, knob_key((knob_id)i));
+					snprintf(err, n, "%s=%s would change %s, which is pinned", key, val, knob_label((knob_id)i));
 					return -1;
 				}
 		}
@@ -235,9 +248,11 @@ void tui_prompt_open(tui_app *a, tui_prompt_kind kind, const char *label, const 
 	snprintf(a->prompt.label, sizeof a->prompt.label, "%s", label);
 	snprintf(a->prompt.buf, sizeof a->prompt.buf, "%s", init ? init : "");
 	a->prompt.len = (int)strlen(a->prompt.buf);
+	a->hist_pos = 0;
+	a->comp_active = 0;
 }
 
-void tui_save(tui_app *a, const char *path)
+void tui_save(tui_app *a, const char *path, int force)
 {
 	const char *target = path && path[0] ? path : a->save_path[0] ? a->save_path : NULL;
 	if (!target) {
@@ -246,40 +261,61 @@ void tui_save(tui_app *a, const char *path)
 	}
 	char err[1024], file[1024];
 	snprintf(file, sizeof file, "%s", target);
+	/* the plan's own file is saved to without a question; another existing one asks once */
+	if (!force && strcmp(file, a->save_path) && tui_confirm_needed(file)) {
+		tui_confirm_ask(a, CONFIRM_SAVE, file, 0, 0);
+		return;
+	}
 	if (plan_save(a->plan, file, a->paths, err, sizeof err)) {
 		tui_app_msg(a, MSG_ERROR, "not saved: %s", err);
 		return;
 	}
-	a->dirty = 0;
+	tui_recover_forget(a); /* the recovery file of the old name is stale now */
+	tui_app_mark_saved(a);
 	snprintf(a->save_path, sizeof a->save_path, "%s", file);
+	tui_recover_forget(a);
 	if (a->cur_valid)
 		tui_app_msg(a, MSG_INFO, "saved %s (strata eval %s evaluates it)", file, file);
 	else
 		tui_app_msg(a, MSG_ERROR, "saved %s, but its strategy is invalid: %s", file, a->cur_why);
 }
 
-void tui_open(tui_app *a, const char *path)
+plan_t *tui_load_plan(tui_app *a, const char *path, const char *what)
 {
 	plan_t *p = malloc(sizeof *p);
 	char err[1024];
 	if (!p) {
 		tui_app_msg(a, MSG_ERROR, "out of memory");
-		return;
+		return NULL;
 	}
 	if (plan_load_file(p, path, a->paths, err, sizeof err)) {
-		tui_app_msg(a, MSG_ERROR, "%s", err);
+		tui_app_msg(a, MSG_ERROR, "%s%s", what, err);
 		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void tui_open(tui_app *a, const char *path, int force)
+{
+	if (a->dirty && !force) {
+		tui_app_msg(a, MSG_ERROR, "unsaved changes: w saves them, :e! %s opens it and drops them", path);
 		return;
 	}
+	plan_t *p = tui_load_plan(a, path, "");
+	char err[1024];
+	if (!p)
+		return;
 	int resolved = !strat_resolve(&p->strategy, p->devices, err, sizeof err);
-	tui_app_commit(a, p);
+	/* a new file starts a new history: u never brings back another file's plan */
+	tui_app_reset(a, p);
 	free(p);
-	a->dirty = 0;
 	snprintf(a->save_path, sizeof a->save_path, "%s", path);
 	if (!resolved || !a->cur_valid)
 		tui_app_msg(a, MSG_ERROR, "opened %s; invalid: %s", path, resolved ? a->cur_why : err);
 	else
 		tui_app_msg(a, MSG_INFO, "opened %s", path);
+	tui_recover_offer(a);
 }
 
 void tui_request_quit(tui_app *a, int force)

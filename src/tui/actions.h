@@ -12,12 +12,19 @@ void tui_pin(tui_app *a);
 /* Apply "key=value ..." assignments (knobs, other strategy keys, devices, model, cluster)
  * as one undoable change. 0, or -1 with the reason on the message line. */
 int tui_set(tui_app *a, const char *assignments);
-/* Save the plan to path (NULL: where it was loaded from or last saved). */
-void tui_save(tui_app *a, const char *path);
-/* Load a plan file in place of the current one (undoable). */
-void tui_open(tui_app *a, const char *path);
+/* Save the plan to path (NULL: where it was loaded from or last saved); another existing
+ * file is overwritten only after a y/n question, unless force. */
+void tui_save(tui_app *a, const char *path, int force);
+/* Load a plan file in place of the current one, with a history of its own; refused while
+ * there are unsaved changes unless force (:e!). */
+void tui_open(tui_app *a, const char *path, int force);
+/* A newly allocated plan loaded from path, or NULL after saying why on the message line,
+ * the reason after `what` ("" or e.g. "not recovered: "). */
+plan_t *tui_load_plan(tui_app *a, const char *path, const char *what);
 /* Open the preset picker: kind 0 models, 1 clusters. */
 void tui_pick_open(tui_app *a, int kind);
+/* Show only the picker's entries that contain its filter text (name or summary). */
+void tui_pick_filter(tui_app *a);
 /* Use the picker's selection. */
 void tui_pick_apply(tui_app *a);
 /* Find the themes on the search path (themes/NAME.yaml). */
@@ -38,6 +45,9 @@ void tui_commit_described(tui_app *a, const plan_t *p, const char *prefix);
 /* Drop an explicit stage split (and recompute ranges) that no longer matches the plan's
  * pp, vpp or layer count; returns 1 when something was dropped. */
 int tui_fix_split(plan_t *p);
+#define TUI_NCOMMANDS 28
+/* The ":" commands' names (for suggestions and completion). */
+extern const char *const tui_command_names[TUI_NCOMMANDS];
 /* Run a ":" command line. */
 void tui_command(tui_app *a, const char *line);
 

@@ -1,5 +1,6 @@
 /* app.c - the explorer's state: evaluation, undo, messages. */
 #include "tui/app.h"
+#include "io/plan_write.h"
 #include "tui/job.h"
 #include "tui/tasks.h"
 
@@ -16,6 +17,10 @@ int tui_app_init(tui_app *a, const plan_t *plan, const paths_t *paths)
 	a->res = malloc(sizeof *a->res);
 	a->scratch = malloc(sizeof *a->scratch);
 	a->undo = malloc(TUI_UNDO * sizeof *a->undo);
+	a->redo = malloc(TUI_UNDO * sizeof *a->redo);
+	a->saved = malloc(sizeof *a->saved);
+	a->log = malloc(TUI_LOG * sizeof *a->log);
+	a->log_kind = malloc(TUI_LOG);
 	a->tl = malloc(sizeof *a->tl);
 	a->pick = malloc(sizeof *a->pick);
 	a->job = malloc(sizeof *a->job);
@@ -23,11 +28,13 @@ int tui_app_init(tui_app *a, const plan_t *plan, const paths_t *paths)
 		free(a->job);
 		a->job = NULL;
 	}
-	if (!a->plan || !a->res || !a->scratch || !a->undo || !a->tl || !a->pick || !a->job) {
+	if (!a->plan || !a->res || !a->scratch || !a->undo || !a->redo || !a->saved || !a->log || !a->log_kind ||
+			!a->tl || !a->pick || !a->job) {
 		tui_app_free(a);
 		return -1;
 	}
 	*a->plan = *plan;
+	*a->saved = *plan;
 	snprintf(a->save_path, sizeof a->save_path, "%s", plan->path);
 	a->g = tui_glyphs_get(0);
 	a->tl_stale = 1;
@@ -50,6 +57,15 @@ void tui_app_free(tui_app *a)
 	free(a->res);
 	free(a->scratch);
 	free(a->undo);
+	free(a->redo);
+	free(a->saved);
+	free(a->log);
+	free(a->log_kind);
+	free(a->view_text);
+	a->redo = a->saved = NULL;
+	a->log = NULL;
+	a->log_kind = NULL;
+	a->view_text = a->shown = NULL;
 	free(a->tl);
 	free(a->pick);
 	a->plan = NULL;
@@ -83,14 +99,45 @@ void tui_app_eval(tui_app *a)
 	a->res_split = p->strategy.nchunks > 0;
 }
 
+/* The plan as a plan file writes it, in a malloc'd string (NULL when it cannot be written:
+ * a model without a config-key form). */
+static char *plan_text(const tui_app *a, const plan_t *p)
+{
+	char *buf = NULL, err[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	int rc = plan_write(f, p, a->paths, err, sizeof err);
+	if (fclose(f) || rc) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+void tui_app_update_dirty(tui_app *a)
+{
+	/* compared as the files they would save to: the same plan reached again by undo, or by
+	 * stepping a knob back, is not a change (vim's and lazygit's [+]) */
+	char *now = plan_text(a, a->plan), *then = plan_text(a, a->saved);
+	if (now && then)
+		a->dirty = strcmp(now, then) != 0;
+	else
+		a->dirty = memcmp(a->plan, a->saved, sizeof *a->plan) != 0;
+	free(now);
+	free(then);
+}
+
 void tui_app_commit(tui_app *a, const plan_t *p)
 {
 	a->undo[a->undo_head] = *a->plan;
 	a->undo_head = (a->undo_head + 1) % TUI_UNDO;
 	if (a->undo_n < TUI_UNDO)
 		a->undo_n++;
+	a->redo_n = 0;
 	*a->plan = *p;
-	a->dirty = 1;
+	tui_app_update_dirty(a);
 	tui_app_eval(a);
 }
 
@@ -98,12 +145,55 @@ int tui_app_undo(tui_app *a)
 {
 	if (a->undo_n == 0)
 		return -1;
+	if (a->redo_n < TUI_UNDO)
+		a->redo[a->redo_n++] = *a->plan;
 	a->undo_head = (a->undo_head + TUI_UNDO - 1) % TUI_UNDO;
 	a->undo_n--;
 	*a->plan = a->undo[a->undo_head];
-	a->dirty = 1;
+	tui_app_update_dirty(a);
 	tui_app_eval(a);
 	return 0;
+}
+
+int tui_app_redo(tui_app *a)
+{
+	if (a->redo_n == 0)
+		return -1;
+	a->undo[a->undo_head] = *a->plan;
+	a->undo_head = (a->undo_head + 1) % TUI_UNDO;
+	if (a->undo_n < TUI_UNDO)
+		a->undo_n++;
+	*a->plan = a->redo[--a->redo_n];
+	tui_app_update_dirty(a);
+	tui_app_eval(a);
+	return 0;
+}
+
+void tui_app_reset(tui_app *a, const plan_t *p)
+{
+	a->undo_n = a->undo_head = a->redo_n = 0;
+	*a->plan = *p;
+	*a->saved = *p;
+	a->dirty = 0;
+	tui_app_eval(a);
+}
+
+void tui_app_mark_saved(tui_app *a)
+{
+	*a->saved = *a->plan;
+	a->dirty = 0;
+}
+
+void tui_app_show_text(tui_app *a, const char *title, const char *text)
+{
+	char *copy = strdup(text);
+	if (!copy)
+		return;
+	free(a->view_text);
+	a->view_text = a->shown = copy;
+	snprintf(a->text_title, sizeof a->text_title, "%s", title);
+	a->text_top = 0;
+	a->mode = MODE_TEXT;
 }
 
 void tui_app_msg(tui_app *a, tui_msg_kind kind, const char *fmt, ...)
@@ -113,6 +203,14 @@ void tui_app_msg(tui_app *a, tui_msg_kind kind, const char *fmt, ...)
 	vsnprintf(a->msg, sizeof a->msg, fmt, ap);
 	va_end(ap);
 	a->msg_kind = kind;
+	/* every message goes to the log, read back whole with :messages */
+	if (!a->log)
+		return;
+	snprintf(a->log[a->log_head], sizeof a->log[0], "%s", a->msg);
+	a->log_kind[a->log_head] = (unsigned char)kind;
+	a->log_head = (a->log_head + 1) % TUI_LOG;
+	if (a->log_n < TUI_LOG)
+		a->log_n++;
 }
 
 knob_job tui_app_job(const tui_app *a)

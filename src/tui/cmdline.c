@@ -1,10 +1,17 @@
 /* cmdline.c - the ":" command line: vi-like words for the things keys do, plus :set for
  * typing several values at once. */
+#include "core/nearest.h"
+#include "solve/pins.h"
+#include "io/paths.h"
 #include "tui/actions.h"
+#include "tui/clip.h"
+#include "tui/prefs.h"
+#include "tui/safety.h"
 #include "tui/tasks.h"
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Add a pin; a knob pin also sets the knob to the pinned value first. */
@@ -12,6 +19,13 @@ static void pin_command(tui_app *a, const char *expr)
 {
 	if (!strchr(expr, '=')) {
 		tui_app_msg(a, MSG_ERROR, "a pin is written key=value (e.g. tp=8, experts.ep=8)");
+		return;
+	}
+	/* checked now, not when the search or the ILP first reads it */
+	pin_t parsed;
+	char why[512];
+	if (pin_parse(expr, &parsed, why, sizeof why)) {
+		tui_app_msg(a, MSG_ERROR, "%s", why);
 		return;
 	}
 	unsigned bit = knob_pin_bit(expr);
@@ -60,14 +74,55 @@ static void unpin_command(tui_app *a, const char *key)
 /* Back to the core's even split and uniform recompute (after keeping an ILP plan). */
 static void even_command(tui_app *a)
 {
-	if (!a->plan->strategy.nchunks && !a->plan->strategy.nranges) {
+	if (!a->plan->strategy.nchunks && !a->plan->strategy.nranges && !strat_split_keys(&a->plan->strategy)) {
 		tui_app_msg(a, MSG_ERROR, "the plan already has the even split");
 		return;
 	}
 	plan_t p = *a->plan;
 	p.strategy.nchunks = 0;
 	p.strategy.nranges = 0;
+	p.strategy.first_layers = p.strategy.last_layers = 0;
+	p.strategy.acct_embed = p.strategy.acct_loss = false;
 	tui_commit_described(a, &p, "even split again (u undoes)");
+}
+
+const char *const tui_command_names[TUI_NCOMMANDS] = {"set", "write", "wq", "quit", "quit!", "edit", "edit!",
+	"open", "model", "cluster", "theme", "pin", "unpin", "undo", "redo", "messages", "help", "export", "export!",
+	"lua", "ilp", "search", "even", "w!", "q!", "e!", "yank", "recover"};
+
+/* :yank (the strategy line) and :yank export (the text of the last export). */
+static void yank_command(tui_app *a, const char *what)
+{
+	if (!what[0] || !strcmp(what, "strategy")) {
+		char line[1200];
+		tui_strategy_line(a, line, sizeof line);
+		tui_copy(a, line, "the strategy");
+		return;
+	}
+	if (strcmp(what, "export")) {
+		tui_app_msg(a, MSG_ERROR, ":yank copies the strategy, :yank export the last export's text");
+		return;
+	}
+	if (!a->export_ok[0]) {
+		tui_app_msg(a, MSG_ERROR, "nothing exported yet (e exports)");
+		return;
+	}
+	char err[1200];
+	FILE *f = paths_fopen_regular(a->export_ok, NULL, err, sizeof err);
+	char *buf = f ? malloc(TUI_CLIP_MAX + 2) : NULL;
+	if (!buf) {
+		tui_app_msg(a, MSG_ERROR, "%s", f ? "out of memory" : err);
+		if (f)
+			fclose(f);
+		return;
+	}
+	size_t n = fread(buf, 1, TUI_CLIP_MAX + 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char what_s[1100];
+	snprintf(what_s, sizeof what_s, "%s", a->export_ok);
+	tui_copy(a, buf, what_s);
+	free(buf);
 }
 
 void tui_command(tui_app *a, const char *line)
@@ -95,19 +150,20 @@ void tui_command(tui_app *a, const char *line)
 		tui_set(a, all);
 	} else if (!strcmp(cmd, "set") || !strcmp(cmd, "s")) {
 		tui_set(a, rest);
-	} else if (!strcmp(cmd, "w") || !strcmp(cmd, "write")) {
-		tui_save(a, rest);
-	} else if (!strcmp(cmd, "wq") || !strcmp(cmd, "x")) {
-		tui_save(a, rest);
-		if (!a->dirty)
+	} else if (!strcmp(cmd, "w") || !strcmp(cmd, "write") || !strcmp(cmd, "w!") || !strcmp(cmd, "write!")) {
+		tui_save(a, rest, cmd[strlen(cmd) - 1] == '!');
+	} else if (!strcmp(cmd, "wq") || !strcmp(cmd, "x") || !strcmp(cmd, "wq!")) {
+		tui_save(a, rest, cmd[2] == '!');
+		if (!a->dirty && a->mode != MODE_PROMPT)
 			a->quit = 1;
 	} else if (!strcmp(cmd, "q") || !strcmp(cmd, "quit")) {
 		tui_request_quit(a, 0);
 	} else if (!strcmp(cmd, "q!") || !strcmp(cmd, "quit!")) {
 		tui_request_quit(a, 1);
-	} else if (!strcmp(cmd, "e") || !strcmp(cmd, "edit") || !strcmp(cmd, "o") || !strcmp(cmd, "open")) {
+	} else if (!strcmp(cmd, "e") || !strcmp(cmd, "edit") || !strcmp(cmd, "o") || !strcmp(cmd, "open") ||
+			!strcmp(cmd, "e!") || !strcmp(cmd, "edit!") || !strcmp(cmd, "o!") || !strcmp(cmd, "open!")) {
 		if (*rest)
-			tui_open(a, rest);
+			tui_open(a, rest, cmd[strlen(cmd) - 1] == '!');
 		else
 			tui_app_msg(a, MSG_ERROR, ":%s needs a plan file", cmd);
 	} else if (!strcmp(cmd, "model") || !strcmp(cmd, "cluster")) {
@@ -118,10 +174,8 @@ void tui_command(tui_app *a, const char *line)
 		else
 			tui_pick_open(a, cmd[0] == 'c');
 	} else if (!strcmp(cmd, "theme")) {
-		if (*rest)
-			tui_theme_use(a, rest);
-		else
-			tui_theme_next(a);
+		if (*rest ? !tui_theme_use(a, rest) : (tui_theme_next(a), 1))
+			tui_prefs_remember(a);
 	} else if (!strcmp(cmd, "pin")) {
 		pin_command(a, rest);
 	} else if (!strcmp(cmd, "unpin")) {
@@ -129,6 +183,15 @@ void tui_command(tui_app *a, const char *line)
 	} else if (!strcmp(cmd, "undo") || !strcmp(cmd, "u")) {
 		if (tui_app_undo(a))
 			tui_app_msg(a, MSG_ERROR, "nothing to undo");
+	} else if (!strcmp(cmd, "redo") || !strcmp(cmd, "red")) {
+		if (tui_app_redo(a))
+			tui_app_msg(a, MSG_ERROR, "nothing to redo");
+	} else if (!strcmp(cmd, "recover")) {
+		tui_recover_command(a, rest);
+	} else if (!strcmp(cmd, "yank") || !strcmp(cmd, "y")) {
+		yank_command(a, rest);
+	} else if (!strcmp(cmd, "messages") || !strcmp(cmd, "mes")) {
+		tui_messages_show(a, COLS);
 	} else if (!strcmp(cmd, "help") || !strcmp(cmd, "h")) {
 		a->mode = MODE_HELP;
 	} else if (!strcmp(cmd, "export") || !strcmp(cmd, "export!")) {
@@ -142,7 +205,11 @@ void tui_command(tui_app *a, const char *line)
 	} else if (!strcmp(cmd, "even")) {
 		even_command(a);
 	} else {
-		tui_app_msg(a, MSG_ERROR, "unknown command ':%s' (set, w, wq, q, q!, e, model, cluster, theme, pin, unpin, "
-				"undo, export, lua, ilp, search, even, help)", cmd);
+		const char *near = nearest_word(cmd, tui_command_names, TUI_NCOMMANDS);
+		char hint[80] = "";
+		if (near)
+			snprintf(hint, sizeof hint, "; did you mean ':%s'?", near);
+		tui_app_msg(a, MSG_ERROR, "unknown command ':%s'%s (set, w, w!, wq, q, q!, e, e!, model, cluster, theme, pin, "
+				"unpin, undo, redo, messages, yank, recover, export, lua, ilp, search, even, help)", cmd, hint);
 	}
 }

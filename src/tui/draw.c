@@ -10,9 +10,10 @@ static const tui_glyphs utf8_glyphs = {
 	"\u25b8", "\u25cf", "\u00b7", "\u00b7", "\u00d7", "\u2191", "\u2193", "\u2192",
 };
 /* ASCII: letters for the memory components, so a monochrome terminal still tells them
- * apart */
+ * apart, and none that the timeline uses (F forward, B backward, W weight gradients):
+ * P parameters (weights), G grads, O optimizer, A activations, C communication buffers */
 static const tui_glyphs ascii_glyphs = {
-	{"W", "G", "O", "A", "B"}, "#", "|", "|", "-", ">", "*", ".", "-", "x", "^", "v", "->",
+	{"P", "G", "O", "A", "C"}, "#", "|", "|", "-", ">", "*", ".", "-", "x", "^", "v", "->",
 };
 
 const tui_glyphs *tui_glyphs_get(int utf8)

@@ -3,6 +3,7 @@
  * `strata export -o FILE`, so both give the same bytes). */
 #include "io/export.h"
 #include "tui/actions.h"
+#include "tui/safety.h"
 #include "tui/tasks.h"
 
 #include <ctype.h>
@@ -30,7 +31,7 @@ void tui_export_default_name(const tui_app *a, int target, char *out, size_t n)
 	snprintf(out, n, "plan-%s.%s", stem[0] ? stem : "strata", ext[target]);
 }
 
-void tui_export_to(tui_app *a, int target, const char *path, int force)
+void tui_export_to(tui_app *a, int target, const char *path, int force, int overwrite)
 {
 	if (!a->cur_valid) {
 		tui_app_msg(a, MSG_ERROR, "not exported: the strategy is invalid: %s", a->cur_why);
@@ -49,10 +50,16 @@ void tui_export_to(tui_app *a, int target, const char *path, int force)
 		snprintf(file, sizeof file, "%s", path);
 	else
 		tui_export_default_name(a, target, file, sizeof file);
+	/* an existing file is replaced after one y/n question (or :export!) */
+	if (!overwrite && !force && strcmp(file, a->export_ok) && tui_confirm_needed(file)) {
+		tui_confirm_ask(a, CONFIRM_EXPORT, file, target, force);
+		return;
+	}
 	if (export_save(file, (export_target)target, a->plan, err, sizeof err)) {
 		tui_app_msg(a, MSG_ERROR, "not exported: %s", err);
 		return;
 	}
+	snprintf(a->export_ok, sizeof a->export_ok, "%s", file);
 	if (a->res->fits)
 		tui_app_msg(a, MSG_INFO, "exported %s for %s", file, name[target]);
 	else
@@ -94,5 +101,5 @@ void tui_export_command(tui_app *a, const char *args, int force)
 		tui_app_msg(a, MSG_ERROR, "unknown export target '%s' (valid: %s)", tgt, export_target_list());
 		return;
 	}
-	tui_export_to(a, t, file, force);
+	tui_export_to(a, t, file, force, 0);
 }

@@ -2,9 +2,13 @@
  * editor, the help screen and the picker. */
 #include "tui/input.h"
 #include "tui/actions.h"
+#include "tui/clip.h"
+#include "tui/complete.h"
 #include "tui/keys.h"
 #include "tui/layout.h"
 #include "tui/panes.h"
+#include "tui/prefs.h"
+#include "tui/safety.h"
 #include "tui/tasks.h"
 
 #include <string.h>
@@ -25,6 +29,7 @@ static void prompt_submit(tui_app *a)
 	a->mode = MODE_NORMAL;
 	switch (p->kind) {
 	case PROMPT_COMMAND:
+		tui_hist_add(a, text);
 		tui_command(a, text);
 		break;
 	case PROMPT_VALUE: {
@@ -37,16 +42,17 @@ static void prompt_submit(tui_app *a)
 	}
 	case PROMPT_OPEN:
 		if (text[0])
-			tui_open(a, text);
+			tui_open(a, text, 0);
 		break;
 	case PROMPT_SAVE:
 		if (text[0])
-			tui_save(a, text);
+			tui_save(a, text, 0);
 		break;
 	case PROMPT_EXPORT:
 		if (text[0])
-			tui_export_to(a, a->export_target, text, 0);
+			tui_export_to(a, a->export_target, text, 0, 0);
 		break;
+	case PROMPT_CONFIRM:
 	case PROMPT_TARGET:
 		break;
 	}
@@ -55,6 +61,12 @@ static void prompt_submit(tui_app *a)
 static void prompt_key(tui_app *a, int key)
 {
 	tui_prompt *p = &a->prompt;
+	if (p->kind == PROMPT_CONFIRM) {
+		tui_confirm_key(a, key); /* y, n (and d for a recovery file); anything else is no */
+		return;
+	}
+	if (key != '\t')
+		a->comp_active = 0;
 	if (key == KEY_ESC || key == CTRL('c') || key == CTRL('g')) {
 		a->mode = MODE_NORMAL;
 		tui_app_msg(a, MSG_INFO, "cancelled");
@@ -62,6 +74,10 @@ static void prompt_key(tui_app *a, int key)
 		tui_export_choose(a, key); /* one key chooses; the file name prompt follows */
 	} else if (is_enter(key)) {
 		prompt_submit(a);
+	} else if (key == '\t' && p->kind != PROMPT_VALUE) {
+		tui_complete(a);
+	} else if ((key == KEY_UP || key == KEY_DOWN) && p->kind == PROMPT_COMMAND) {
+		tui_hist_step(a, key == KEY_UP ? -1 : 1);
 	} else if (key == KEY_BACKSPACE || key == 127 || key == CTRL('h')) {
 		/* drop one UTF-8 character */
 		while (p->len > 0 && ((unsigned char)p->buf[--p->len] & 0xC0) == 0x80)
@@ -78,23 +94,54 @@ static void prompt_key(tui_app *a, int key)
 	}
 }
 
+/* The picker: typing filters (j, k, g, G and q move and close until a filter is typed;
+ * / starts one with any letter), arrows move, Backspace shortens the filter, Esc clears it
+ * or closes. */
 static void pick_key(tui_app *a, int key)
 {
 	tui_picker *p = a->pick;
-	if (tui_list_key(key, &p->sel, p->n, LINES > 3 ? LINES - 2 : 1))
+	size_t fl = strlen(p->filter);
+	int nav = !p->typing && (key == 'j' || key == 'k' || key == 'g' || key == 'G');
+	if ((nav || key > 255) && tui_list_key(key, &p->sel, p->n, LINES > 3 ? LINES - 2 : 1))
 		return;
-	if (key == KEY_ESC || key == 'q')
+	if (key == KEY_ESC && p->typing) {
+		p->filter[0] = 0;
+		p->typing = 0;
+		tui_pick_filter(a);
+	} else if (key == KEY_ESC || (key == 'q' && !p->typing)) {
 		a->mode = MODE_NORMAL;
-	else if (is_enter(key))
+	} else if (is_enter(key)) {
 		tui_pick_apply(a);
+	} else if (key == KEY_BACKSPACE || key == 127 || key == CTRL('h')) {
+		if (fl) {
+			p->filter[fl - 1] = 0;
+			tui_pick_filter(a);
+		}
+	} else if (key == '/' && !p->typing) {
+		p->typing = 1; /* the next letters filter, whatever they are */
+	} else if (key > 32 && key < 127 && fl + 1 < sizeof p->filter) {
+		p->typing = 1;
+		p->filter[fl] = (char)key;
+		p->filter[fl + 1] = 0;
+		tui_pick_filter(a);
+	}
 }
 
 static void help_key(tui_app *a, int key)
 {
+	int page = LINES > 4 ? LINES - 3 : 1;
 	if (key == KEY_DOWN || key == 'j')
 		a->help_top++;
 	else if (key == KEY_UP || key == 'k')
 		a->help_top -= a->help_top > 0;
+	else if (key == KEY_NPAGE || key == ' ')
+		a->help_top += page; /* the overlay clamps it to the end */
+	else if (key == KEY_PPAGE)
+		a->help_top = a->help_top > page ? a->help_top - page : 0;
+	else if (key == 'G' || key == KEY_END)
+		a->help_top = 1 << 20;
+	else if (key == 'g' || key == KEY_HOME)
+		a->help_top = 0;
 	else
 		a->mode = MODE_NORMAL;
 }
@@ -125,10 +172,12 @@ static void view_key(tui_app *a, tui_action act)
 	switch (act) {
 	case ACT_THEME:
 		tui_theme_next(a);
+		tui_prefs_remember(a);
 		break;
 	case ACT_ZOOM:
 		a->zoom = !a->zoom;
 		tui_app_msg(a, MSG_INFO, "timeline: %s", a->zoom ? "the whole step" : "the first micro-batches");
+		tui_prefs_remember(a);
 		break;
 	case ACT_DEBUG:
 		a->debug = !a->debug;
@@ -176,7 +225,7 @@ static int allowed_while_busy(tui_action act)
 {
 	return view_only(act) || act == ACT_UP || act == ACT_DOWN || act == ACT_FIRST || act == ACT_LAST ||
 		act == ACT_HELP || act == ACT_CANCEL || act == ACT_QUIT || act == ACT_EXPORT || act == ACT_OUTPUT ||
-		act == ACT_NONE;
+		act == ACT_MESSAGE || act == ACT_COPY || act == ACT_NONE;
 }
 
 static void normal_key(tui_app *a, int key)
@@ -216,7 +265,7 @@ static void normal_key(tui_app *a, int key)
 		break;
 	case ACT_EDIT: {
 		char label[64], init[2] = {0, 0};
-		snprintf(label, sizeof label, "%s = ", knob_key((knob_id)a->sel));
+		snprintf(label, sizeof label, "%s = ", knob_label((knob_id)a->sel));
 		if (key >= '0' && key <= '9')
 			init[0] = (char)key;
 		tui_prompt_open(a, PROMPT_VALUE, label, init);
@@ -229,14 +278,32 @@ static void normal_key(tui_app *a, int key)
 		if (tui_app_undo(a))
 			tui_app_msg(a, MSG_ERROR, "nothing to undo");
 		else if (a->cur_valid)
-			tui_app_msg(a, MSG_INFO, "undone");
+			tui_app_msg(a, MSG_INFO, "undone%s", a->dirty ? " (Ctrl-R redoes)" : ": back to the saved plan");
+		break;
+	case ACT_REDO:
+		if (tui_app_redo(a))
+			tui_app_msg(a, MSG_ERROR, "nothing to redo");
+		else if (a->cur_valid)
+			tui_app_msg(a, MSG_INFO, "redone");
 		break;
 	case ACT_SAVE:
-		tui_save(a, NULL);
+		tui_save(a, NULL, 0);
 		break;
 	case ACT_OPEN:
-		tui_prompt_open(a, PROMPT_OPEN, "open plan: ", "");
+		if (a->dirty)
+			tui_app_msg(a, MSG_ERROR, "unsaved changes: w saves them, :e! FILE opens another plan and drops them");
+		else
+			tui_prompt_open(a, PROMPT_OPEN, "open plan: ", "");
 		break;
+	case ACT_MESSAGE:
+		tui_message_full(a, COLS);
+		break;
+	case ACT_COPY: {
+		char line[1200];
+		tui_strategy_line(a, line, sizeof line);
+		tui_copy(a, line, "the strategy");
+		break;
+	}
 	case ACT_MODEL:
 	case ACT_CLUSTER:
 		tui_pick_open(a, act == ACT_CLUSTER);
@@ -259,6 +326,8 @@ static void normal_key(tui_app *a, int key)
 			break;
 		}
 		a->mode = MODE_TEXT;
+		a->shown = a->text;
+		snprintf(a->text_title, sizeof a->text_title, "%s", a->text_title_lua);
 		a->text_top = 0;
 		break;
 	case ACT_CANCEL:

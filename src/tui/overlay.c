@@ -9,28 +9,79 @@
 
 static const char *const commands[] = {
 	":set KEY=VALUE ...   set knobs or other strategy keys (tp=8 pp=2, flash_attention=false)",
-	":w [FILE]  :wq  :q  :q!   write the plan, quit",
-	":e FILE   open a plan    :model NAME|FILE   :cluster NAME|FILE   :theme NAME",
-	":pin KEY=VALUE   :unpin KEY   :undo   :even (drop the ILP stage split)",
+	":w [FILE]  :w! FILE  :wq  :q  :q!   write the plan (w! without the overwrite question), quit",
+	":e FILE  :e! FILE (drop unsaved changes)  :model NAME|FILE  :cluster NAME|FILE  :theme NAME",
+	":pin KEY=VALUE   :unpin KEY   :undo   :redo   :even (drop the ILP stage split)",
+	":messages   the message log (M: the last message in full)",
 	":export TARGET [FILE]   :lua FILE [ARGS...]   :ilp   :search",
 	"after i: Enter or y keeps the ILP plan, n or Esc discards it",
 	"search table: j/k move, Enter applies (pins kept, u undoes), Esc closes",
 	"  a row's ! : unvalidated regime; +N : N strategies with identical results merged",
 };
 
-/* Lines of the help text: the bindings, then the commands. */
+/* The glossary: what every knob means (indexed by knob, so none is missing) ... */
+static const char *const knob_gloss[KNOB_COUNT] = {
+	[KNOB_DP] = "data parallel: model replicas, each on its own share of the batch",
+	[KNOB_TP] = "tensor parallel: each layer's matrices split across devices (Megatron-LM)",
+	[KNOB_PP] = "pipeline parallel: the layers cut into stages on successive devices",
+	[KNOB_VPP] = "virtual pipeline: model chunks per stage (interleaved 1F1B), a smaller bubble",
+	[KNOB_CP] = "context parallel: the sequence split across devices (ring or Ulysses attention)",
+	[KNOB_EP] = "expert parallel: the MoE experts spread across devices",
+	[KNOB_ETP] = "expert tensor parallel: each expert's matrices split across devices",
+	[KNOB_ZERO] = "ZeRO level: 1 shards optimizer states, 2 also grads, 3 also weights over dp",
+	[KNOB_MBS] = "micro batch: sequences per forward/backward pass of one pipeline stage",
+	[KNOB_GBS] = "global batch: sequences per optimizer step over all replicas",
+	[KNOB_SEQ] = "seq length: tokens per sequence",
+	[KNOB_SP] = "sequence parallel: norms and dropout split along the sequence inside TP",
+	[KNOB_RECOMPUTE] = "recompute: activations dropped and recomputed in the backward (none/selective/full)",
+	[KNOB_SCHEDULE] = "schedule: the pipeline's order of forward and backward passes",
+	[KNOB_PRECISION] = "precision: the matrix multiplications' number format",
+	[KNOB_BUDGET] = "budget GiB: the memory a device may use (the bars' limit)",
+};
+/* ... and every pane and mark. */
+static const char *const pane_gloss[] = {
+	"header       file ([+]: unsaved changes), model and parameters, cluster and devices",
+	"Strategy     the knobs; > selected, * pinned (p), INVALID: a rule fails (message line)",
+	"Allocated    memory per pipeline stage: weights, grads, optimizer states, activations,",
+	"  GiB          communication buffers (ASCII: P G O A C) against the budget; +N over it",
+	"Step         step time split into compute, recompute, bubble, each communication kind",
+	"               (tp, cp, ep, pp, dp) and the optimizer; MFU and HFU, tokens per second",
+	"Timeline     one lane per stage: F forward, B backward, W weight gradients, . idle",
+	"message line what the last key did, or why not (M: in full; :messages: all of them)",
+};
+
+#define GLOSS_HEAD 3 /* blank, "glossary: knobs", and "panes" lines */
+
+/* Lines of the help text: the bindings, the commands, the glossary. */
 static int help_lines(void)
 {
 	int n;
 	tui_bindings(&n);
-	return n + 1 + (int)(sizeof commands / sizeof commands[0]);
+	return n + 1 + (int)(sizeof commands / sizeof commands[0]) + GLOSS_HEAD + KNOB_COUNT +
+		(int)(sizeof pane_gloss / sizeof pane_gloss[0]);
+}
+
+/* Line `line` of the help past the bindings and commands (the glossary). */
+static void gloss_line(tui_app *a, int y, int cols, int line)
+{
+	if (line == 0)
+		return;
+	if (line == 1) {
+		tui_text(y, 1, cols - 1, a->attr[ROLE_HELP_KEY], "glossary: knobs");
+	} else if (line < 2 + KNOB_COUNT) {
+		tui_textf(y, 1, 16, a->attr[ROLE_HELP_KEY], "%-15s", knob_label((knob_id)(line - 2)));
+		tui_text(y, 17, cols - 17, a->attr[ROLE_NORMAL], knob_gloss[line - 2]);
+	} else if (line == 2 + KNOB_COUNT) {
+		tui_text(y, 1, cols - 1, a->attr[ROLE_HELP_KEY], "glossary: panes");
+	} else {
+		tui_text(y, 1, cols - 1, a->attr[ROLE_NORMAL], pane_gloss[line - 3 - KNOB_COUNT]);
+	}
 }
 
 void tui_overlay_help(tui_app *a, int rows, int cols)
 {
 	erase();
 	tui_fill(0, 0, cols, a->attr[ROLE_HEADER]);
-	tui_text(0, 0, cols, a->attr[ROLE_HEADER], " strata keys (j/k scroll, any other key closes)");
 	int nb;
 	const tui_binding *b = tui_bindings(&nb);
 	int total = help_lines(), avail = rows - 1;
@@ -38,6 +89,12 @@ void tui_overlay_help(tui_app *a, int rows, int cols)
 		a->help_top = total - avail;
 	if (a->help_top < 0)
 		a->help_top = 0;
+	/* where the screen is in the help, as less and vim say it */
+	int last = a->help_top + avail < total ? a->help_top + avail : total;
+	tui_textf(0, 0, cols, a->attr[ROLE_HEADER], " strata keys and glossary, lines %d-%d of %d%s (j/k, Space/PgDn, "
+			"PgUp scroll; q closes)", a->help_top + 1, last, total,
+			last == total ? " (end)" : a->help_top == 0 ? " (top)" : "");
+	int ncmd = (int)(sizeof commands / sizeof commands[0]);
 	for (int i = 0; i < avail; i++) {
 		int line = a->help_top + i, y = 1 + i;
 		if (line >= total)
@@ -45,8 +102,10 @@ void tui_overlay_help(tui_app *a, int rows, int cols)
 		if (line < nb) {
 			tui_textf(y, 1, 16, a->attr[ROLE_HELP_KEY], "%-15s", b[line].names);
 			tui_text(y, 17, cols - 17, a->attr[ROLE_NORMAL], b[line].help);
-		} else if (line > nb) {
+		} else if (line > nb && line <= nb + ncmd) {
 			tui_text(y, 1, cols - 1, a->attr[ROLE_LABEL], commands[line - nb - 1]);
+		} else if (line > nb + ncmd) {
+			gloss_line(a, y, cols, line - nb - ncmd - 1);
 		}
 	}
 }
@@ -56,18 +115,25 @@ void tui_overlay_pick(tui_app *a, int rows, int cols)
 	tui_picker *p = a->pick;
 	erase();
 	tui_fill(0, 0, cols, a->attr[ROLE_HEADER]);
-	tui_textf(0, 0, cols, a->attr[ROLE_HEADER], " Choose a %s (%s%s move, Enter %s, Esc cancels)",
-			p->kind == 2 ? "Lua recipe" : p->kind ? "cluster" : "model", a->g->up, a->g->down,
-			p->kind == 2 ? "runs it" : "picks");
+	if (p->typing)
+		tui_textf(0, 0, cols, a->attr[ROLE_HEADER], " Choose a %s: /%s (%d of %d; Backspace, Esc clears)",
+				p->kind == 2 ? "Lua recipe" : p->kind ? "cluster" : "model", p->filter, p->n, p->nall);
+	else
+		tui_textf(0, 0, cols, a->attr[ROLE_HEADER], " Choose a %s (type to filter, %s%s move, Enter %s, Esc cancels)",
+				p->kind == 2 ? "Lua recipe" : p->kind ? "cluster" : "model", a->g->up, a->g->down,
+				p->kind == 2 ? "runs it" : "picks");
 	int avail = rows - 1;
 	tui_list_scroll(p->sel, &p->top, avail);
 	for (int i = 0; i < avail && p->top + i < p->n; i++) {
 		int k = p->top + i, y = 1 + i;
 		attr_t at = a->attr[k == p->sel ? ROLE_SELECTED : ROLE_NORMAL];
 		tui_fill(y, 0, cols, at);
-		tui_textf(y, 0, cols, at, "%s %-16s %s", k == p->sel ? a->g->sel : " ", p->name[k], p->info[k]);
+		tui_textf(y, 0, cols, at, "%s %-16s %s", k == p->sel ? a->g->sel : " ", p->name[p->idx[k]],
+				p->info[p->idx[k]]);
 	}
-	if (p->n == 0)
+	if (p->n == 0 && p->nall > 0)
+		tui_textf(1, 1, cols - 1, a->attr[ROLE_ERROR], "nothing contains '%s'", p->filter);
+	else if (p->n == 0)
 		tui_text(1, 1, cols - 1, a->attr[ROLE_ERROR], p->kind == 2 ? "no recipes found in lua/ (:lua FILE runs any file)" :
 				"no presets found (see STRATA_DATA in strata(1))");
 }
@@ -77,7 +143,7 @@ void tui_overlay_text(tui_app *a, int rows, int cols)
 	erase();
 	tui_fill(0, 0, cols, a->attr[ROLE_HEADER]);
 	tui_textf(0, 0, cols, a->attr[ROLE_HEADER], " %s (j/k scroll, any other key closes)", a->text_title);
-	const char *s = a->text ? a->text : "";
+	const char *s = a->shown ? a->shown : "";
 	int total = 0;
 	for (const char *c = s; *c; c++)
 		total += *c == '\n';

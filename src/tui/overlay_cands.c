@@ -7,6 +7,7 @@
  * search --compare`), with its unvalidated regimes and merged strategies spelt out. */
 #include "core/regime.h"
 #include "io/report.h"
+#include "io/units.h"
 #include "tui/panes.h"
 #include "tui/tasks.h"
 
@@ -21,17 +22,15 @@ int tui_cands_list_rows(int rows)
 	return n > 1 ? n : 1;
 }
 
-/* 1234567 -> "1.23M": the space sizes run from hundreds to billions */
-static void count_text(char *out, size_t n, double v)
+/* A difference of times with its sign: "+289.7 ms", "-1.155 s". */
+static void signed_time(double s, char *out, size_t n)
 {
-	if (v >= 1e9)
-		snprintf(out, n, "%.2fG", v / 1e9);
-	else if (v >= 1e6)
-		snprintf(out, n, "%.2fM", v / 1e6);
-	else if (v >= 1e4)
-		snprintf(out, n, "%.1fk", v / 1e3);
-	else
-		snprintf(out, n, "%.0f", v);
+	if (s > 0 && n > 1) {
+		out[0] = '+';
+		units_time(s, out + 1, n - 1);
+	} else {
+		units_time(s, out, n);
+	}
 }
 
 /* The ILP's gain over the even split; "-" when the ILP did not refine the candidate, the
@@ -64,14 +63,17 @@ static void cands_detail(tui_app *a, int y, int cols)
 		report_diff d[REPORT_DIFF_ROWS];
 		int n = report_compare_rows(a->res, &c->ev, d);
 		const report_diff *step = &d[n - 2], *peak = &d[n - 1];
-		tui_textf(y, 0, cols, tit, " #%d vs the plan: step %.4g s (%+.4g s, %+.1f%% tok/s) %s peak %.1f GiB (%+.1f)",
-				c->sel + 1, step->cand, step->cand - step->ref, 100 * (step->ref / step->cand - 1), a->g->dot,
-				peak->cand, peak->cand - peak->ref);
+		char t[32], dt[32];
+		units_time(step->cand, t, sizeof t);
+		signed_time(step->cand - step->ref, dt, sizeof dt);
+		tui_textf(y, 0, cols, tit, " #%d vs the plan: step %s (%s, %+.1f%% tok/s) %s peak %.1f GiB (%+.1f)",
+				c->sel + 1, t, dt, 100 * (step->ref / step->cand - 1), a->g->dot, peak->cand, peak->cand - peak->ref);
 		/* the parts, as many to a line as fit, on two lines */
 		int x = 1, line = 1;
 		for (int i = 0; i < n - 2 && line <= 2; i++) {
-			char one[64];
-			int w = snprintf(one, sizeof one, "%s %+.3gs", d[i].name, d[i].cand - d[i].ref);
+			char one[64], dv[32];
+			signed_time(d[i].cand - d[i].ref, dv, sizeof dv);
+			int w = snprintf(one, sizeof one, "%s %s", d[i].name, dv);
 			if (x + w + 2 > cols && x > 1) {
 				if (++line > 2)
 					break;
@@ -105,19 +107,19 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 	const search_result *r = &c->r;
 	erase();
 	char space[32], rate[32], fit[32];
-	count_text(space, sizeof space, (double)r->enumerated);
-	count_text(rate, sizeof rate, r->outer_s > 0 ? r->enumerated / r->outer_s : 0);
-	count_text(fit, sizeof fit, (double)r->fit);
+	units_count((double)r->enumerated, space, sizeof space);
+	units_rate(r->outer_s > 0 ? r->enumerated / r->outer_s : 0, rate, sizeof rate);
+	units_count((double)r->fit, fit, sizeof fit);
 	tui_fill(0, 0, cols, a->attr[ROLE_HEADER]);
 	/* what matters first for 80 columns: the space, its rate, what fits, the time */
 	tui_textf(0, 0, cols, a->attr[ROLE_HEADER],
 			" Search %s %s strategies (%s/s) %s %s fit %s ILP refined %d %s %.2f s (outer %.2f, ILP %.2f)",
 			a->g->dot, space, rate, a->g->dot, fit, a->g->dot, r->refined, a->g->dot, c->wall_s, r->outer_s,
 			r->inner_s);
-	int sw = cols - 45; /* the strategy column takes what the numbers and marks leave */
+	int sw = cols - 47; /* the strategy column takes what the numbers and marks leave */
 	if (sw < 20)
 		sw = 20;
-	tui_textf(1, 0, cols, a->attr[ROLE_TITLE], "   #    %-*s %6s %7s %6s %7s %6s", sw, "strategy", "alloc", "step s",
+	tui_textf(1, 0, cols, a->attr[ROLE_TITLE], "   #    %-*s %6s %9s %6s %7s %6s", sw, "strategy", "alloc", "step",
 			"MFU", "tok/s", "ILP");
 	int avail = tui_cands_list_rows(rows);
 	tui_list_scroll(c->sel, &c->top, avail);
@@ -126,7 +128,7 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 		const search_item *it = &r->item[k];
 		char st[256], tok[32], g[32], al[4] = "";
 		tui_strategy_text(&it->s, &a->plan->model, st, sizeof st);
-		count_text(tok, sizeof tok, it->tokens_per_s);
+		units_rate(it->tokens_per_s, tok, sizeof tok);
 		gain_text(it, g, sizeof g);
 		/* the marks, as search's [unvalidated: ...] and +N alike; the selected row's
 		 * reasons and merged strategies are spelt out under the list */
@@ -135,8 +137,10 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 			snprintf(al, sizeof al, it->alike < 10 ? "+%d" : "+>", it->alike);
 		attr_t at = a->attr[k == c->sel ? ROLE_SELECTED : ROLE_NORMAL];
 		tui_fill(y, 0, cols, at);
-		tui_textf(y, 0, cols, at, "%s%3d%s%-2s %-*.*s %6.1f %7.4g %5.1f%% %7s %6s", k == c->sel ? a->g->sel : " ",
-				k + 1, u ? "!" : " ", al, sw, sw, st, it->peak_gib, it->step, 100 * it->mfu, tok, g);
+		char t[32];
+		units_time(it->step, t, sizeof t);
+		tui_textf(y, 0, cols, at, "%s%3d%s%-2s %-*.*s %6.1f %9s %5.1f%% %7s %6s", k == c->sel ? a->g->sel : " ",
+				k + 1, u ? "!" : " ", al, sw, sw, st, it->peak_gib, t, 100 * it->mfu, tok, g);
 	}
 	if (rows >= 16)
 		cands_detail(a, rows - 1 - DETAIL_ROWS, cols);

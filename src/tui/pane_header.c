@@ -26,9 +26,11 @@ void tui_pane_header(tui_app *a, tui_rect r)
 	int fwk = strat_framework(&p->strategy);
 	if (fwk != FW_MEGATRON)
 		snprintf(fw, sizeof fw, " %s %s", a->g->vline, strat_framework_name(fwk));
-	tui_textf(r.y, r.x, r.w, h, " strata %s %s %s %s %s %d%s%s %s %s%s%s", a->g->vline, p->model.name, params,
-			a->g->vline, p->cluster.name, p->devices, a->g->times, p->cluster.device, a->g->vline, file,
-			a->dirty ? " [+]" : "", fw);
+	/* the file and its [+] first: a narrow terminal cuts the end of the line, and whether
+	 * the work is saved must always show */
+	tui_textf(r.y, r.x, r.w, h, " strata %s %s%s %s %s %s %s %s %d%s%s%s", a->g->vline, file, a->dirty ? " [+]" : "",
+			a->g->vline, p->model.name, params, a->g->vline, p->cluster.name, p->devices, a->g->times,
+			p->cluster.device, fw);
 }
 
 void tui_pane_message(tui_app *a, tui_rect r)

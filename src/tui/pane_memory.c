@@ -107,7 +107,11 @@ void tui_pane_memory(tui_app *a, tui_rect r)
 	int y = r.y + r.h - 1, x = r.x + 1, end = r.x + r.w;
 	for (int i = 0; i < 5 && x < end; i++) {
 		x += tui_text(y, x, end - x, a->attr[seg_role[i]], seg_glyph(a, i));
-		x += tui_textf(y, x, end - x, a->attr[ROLE_LABEL], " %s ", r.w < 60 && i >= 2 ? (i == 2 ? "optim" : i == 3 ? "acts" : "bufs") : seg_name[i]);
+		/* ASCII names that start with their letter (P params, C comm) */
+		const char *name = !a->utf8 && i == 0 ? "params" : !a->utf8 && i == 4 ? "comm" : seg_name[i];
+		if (r.w < 60 && i >= 2)
+			name = i == 2 ? "optim" : i == 3 ? "acts" : a->utf8 ? "bufs" : "comm";
+		x += tui_textf(y, x, end - x, a->attr[ROLE_LABEL], " %s ", name);
 	}
 	if (x < end) {
 		x += tui_text(y, x, end - x, a->attr[ROLE_BUDGET], a->g->budget);

@@ -1,5 +1,6 @@
 /* pane_time.c - where the step time goes: compute, recomputation, pipeline bubble, each
  * exposed communication kind, optimizer; with MFU, HFU and tokens/s in the title. */
+#include "io/units.h"
 #include "tui/panes.h"
 #include "tui/tasks.h"
 
@@ -55,27 +56,6 @@ int tui_time_rows(const tui_app *a)
 	return 1 + (a->have_res ? parts_of(a->res, p) : 0);
 }
 
-static void fmt_time(char *out, size_t n, double s)
-{
-	if (s >= 100)
-		snprintf(out, n, "%.0f s", s);
-	else if (s >= 1)
-		snprintf(out, n, "%.2f s", s);
-	else if (s >= 1e-3)
-		snprintf(out, n, "%.1f ms", s * 1e3);
-	else
-		snprintf(out, n, "%.0f us", s * 1e6);
-}
-
-static void fmt_rate(char *out, size_t n, double v)
-{
-	if (v >= 1e6)
-		snprintf(out, n, "%.2fM", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(out, n, "%.1fk", v / 1e3);
-	else
-		snprintf(out, n, "%.0f", v);
-}
 
 void tui_pane_time(tui_app *a, tui_rect r)
 {
@@ -90,15 +70,15 @@ void tui_pane_time(tui_app *a, tui_rect r)
 		const ilp_result *x = &a->review->r;
 		char even[32];
 		total = x->step;
-		fmt_time(step, sizeof step, x->step);
-		fmt_time(even, sizeof even, x->even_step);
+		units_time(x->step, step, sizeof step);
+		units_time(x->even_step, even, sizeof even);
 		int n = tui_textf(r.y, r.x, r.w, a->attr[ROLE_TITLE], " ILP step %s", step);
 		tui_textf(r.y, r.x + n, r.w - n, a->attr[ROLE_CHANGED], " %s even %s%s %s %.3fx %s %s", a->g->dot, even,
 				x->even_fits ? "" : " (over budget)", a->g->dot, x->speedup, a->g->dot, ilp_status_name(x->status));
 		np = review_parts(a->review, p);
 	} else {
-		fmt_time(step, sizeof step, res->step);
-		fmt_rate(tok, sizeof tok, res->tokens_per_s);
+		units_time(res->step, step, sizeof step);
+		units_rate(res->tokens_per_s, tok, sizeof tok);
 		int n = tui_textf(r.y, r.x, r.w, a->attr[ROLE_TITLE], " Step %s", step);
 		if (!a->cur_valid)
 			n += tui_text(r.y, r.x + n, r.w - n, a->attr[ROLE_INVALID], " (last valid)");
@@ -136,7 +116,7 @@ void tui_pane_time(tui_app *a, tui_rect r)
 	for (int i = 0; i < np && i < avail; i++) {
 		int y = r.y + 1 + i;
 		char t[32];
-		fmt_time(t, sizeof t, p[i].v);
+		units_time(p[i].v, t, sizeof t);
 		double frac = total > 0 ? p[i].v / total : 0;
 		tui_textf(y, r.x, 28, a->attr[ROLE_LABEL], " %-10s %9s %5.1f%%", p[i].name, t, 100 * frac);
 		int len = (int)lround(frac * bw);

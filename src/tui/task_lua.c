@@ -87,9 +87,11 @@ static void keep_text(tui_app *a, lua_task *t)
 		snprintf(s, n, "(the recipe printed nothing)\n");
 	free(a->text);
 	a->text = s;
+	a->shown = s;
 	a->text_top = 0;
-	snprintf(a->text_title, sizeof a->text_title, "lua %s: %s", t->name,
+	snprintf(a->text_title_lua, sizeof a->text_title_lua, "lua %s: %s", t->name,
 			t->out.rc ? "error" : t->len ? "output" : "no output");
+	snprintf(a->text_title, sizeof a->text_title, "%s", a->text_title_lua);
 }
 
 static void lua_finish(tui_app *a, void *data)

@@ -137,6 +137,8 @@ void tui_tasks_release(tui_app *a)
 		free(a->cands);
 		a->cands = NULL;
 	}
+	if (a->shown == a->text)
+		a->shown = NULL;
 	free(a->text);
 	a->text = NULL;
 }

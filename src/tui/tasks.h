@@ -101,8 +101,10 @@ void tui_lua_start(tui_app *a, const char *cmdline);
 void tui_export_begin(tui_app *a);
 /* PROMPT_TARGET: the key that chose the target (m, d, t). */
 void tui_export_choose(tui_app *a, int key);
-/* Write the plan for a target to path (NULL or "": the default name). */
-void tui_export_to(tui_app *a, int target, const char *path, int force);
+/* Write the plan for a target to path (NULL or "": the default name). force: write the
+ * nearest launchable plan (:export!), and replace an existing file without asking;
+ * overwrite: the user already agreed to replace it. */
+void tui_export_to(tui_app *a, int target, const char *path, int force, int overwrite);
 /* ":export TARGET [FILE]" */
 void tui_export_command(tui_app *a, const char *args, int force);
 /* The default file name: plan-NAME.megatron.sh, .deepspeed.json, .torchtitan.toml. */

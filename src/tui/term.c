@@ -200,6 +200,7 @@ int tui_term_open(tui_term *t, FILE *out, FILE *in, const char *type, int want_c
 	else if (isatty(fileno(out)) && !tcgetattr(fileno(out), &term_saved))
 		term_tty_fd = fileno(out);
 	t->scr = newterm(type, out, in);
+	t->out = out;
 	if (!t->scr) {
 		const char *name = type ? type : getenv("TERM");
 		snprintf(err, errlen, "unknown terminal type '%s'", name ? name : "");

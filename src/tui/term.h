@@ -11,6 +11,7 @@
 
 typedef struct tui_term_s {
 	SCREEN *scr;
+	FILE *out;           /* where curses writes (for sequences curses does not know: OSC 52) */
 	int colors;          /* 0 (monochrome), 8, 16 or 256 */
 	int default_colors;  /* the terminal's own colours can be used (-1) */
 } tui_term;

@@ -1,5 +1,6 @@
 /* theme_list.c - the themes on the data path and switching between them (`t`, :theme,
  * --theme): load the file, then give its roles to the terminal. */
+#include "core/nearest.h"
 #include "tui/actions.h"
 #include "tui/term.h"
 
@@ -31,7 +32,16 @@ int tui_theme_use(tui_app *a, const char *name)
 		if (!strcmp(a->theme_name[i], name))
 			idx = i;
 	if (idx < 0 && strcmp(name, "builtin")) {
-		tui_app_msg(a, MSG_ERROR, "no theme '%s' (themes/%s.yaml not found)", name, name);
+		const char *names[TUI_MAX_THEMES + 1];
+		for (int i = 0; i < a->ntheme; i++)
+			names[i] = a->theme_name[i];
+		names[a->ntheme] = "builtin";
+		const char *near = nearest_word(name, names, (size_t)a->ntheme + 1);
+		char list[TUI_MAX_THEMES * 20] = "builtin";
+		for (int i = 0; i < a->ntheme; i++)
+			snprintf(list + strlen(list), sizeof list - strlen(list), ", %.16s", a->theme_name[i]);
+		tui_app_msg(a, MSG_ERROR, "no theme '%s' (themes/%s.yaml not found)%s%s%s; themes: %s", name, name,
+				near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "", list);
 		return -1;
 	}
 	if (idx < 0)

@@ -5,6 +5,8 @@
 #include "tui/actions.h"
 #include "tui/input.h"
 #include "tui/job.h"
+#include "tui/prefs.h"
+#include "tui/safety.h"
 #include "tui/tasks.h"
 #include "tui/term.h"
 
@@ -51,8 +53,9 @@ static int split_options(int argc, char **argv, tui_opts *t, char **rest, int *n
 	return 0;
 }
 
-/* The theme to start with: the one asked for, else dark, else the built-in one. */
-static void first_theme(tui_app *a, const char *want)
+/* The theme to start with: the one asked for, else dark, else the built-in one. 0 when
+ * the one asked for is used. */
+static int first_theme(tui_app *a, const char *want)
 {
 	tui_themes_scan(a);
 	int ok = -1;
@@ -62,6 +65,23 @@ static void first_theme(tui_app *a, const char *want)
 		tui_theme_use(a, "builtin");
 	if (!want || !ok)
 		a->msg_kind = MSG_NONE; /* no "theme dark" message at start */
+	return ok;
+}
+
+/* A theme that does not exist is an error before anything else, with the words of
+ * `:theme NAME`. 0, or -1 (message printed). */
+static int check_theme(const char *name, const paths_t *paths)
+{
+	tui_app *a = calloc(1, sizeof *a);
+	if (!a)
+		return -1;
+	a->paths = paths;
+	tui_themes_scan(a);
+	int rc = tui_theme_use(a, name);
+	if (rc)
+		fprintf(stderr, "strata: %s\n", cli_safe(a->msg));
+	free(a);
+	return rc;
 }
 
 static int loop(tui_app *a)
@@ -115,6 +135,8 @@ int tui_run(int argc, char **argv, const paths_t *paths)
 		fprintf(stderr, "strata: --json, --csv, --top and extra files belong to a command (strata eval ...)\n");
 		return 2;
 	}
+	if (t.theme && check_theme(t.theme, paths))
+		return 2;
 	const char *refusal = tui_term_refusal();
 	if (refusal) {
 		fprintf(stderr, "strata: cannot open the explorer: %s.\n"
@@ -158,14 +180,36 @@ int tui_run(int argc, char **argv, const paths_t *paths)
 	a.utf8 = !t.ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
 	a.g = tui_glyphs_get(a.utf8);
 	a.job_delay_ms = tui_job_delay_parse(getenv(TUI_JOB_DELAY_ENV));
-	first_theme(&a, t.theme);
+	/* remembered preferences: the theme unless --theme names one, the timeline's zoom */
+	tui_prefs prefs;
+	char warn[600];
+	int prc = tui_prefs_load(&prefs, warn, sizeof warn);
+	const char *want = t.theme ? t.theme : prefs.theme[0] ? prefs.theme : NULL;
+	if (first_theme(&a, want) && want && !t.theme) /* a remembered theme that is gone */
+		snprintf(warn, sizeof warn, "config: no theme '%s' any more; using %s", prefs.theme, a.theme.name);
+	else if (!prc)
+		warn[0] = 0;
+	a.zoom = prefs.zoom;
+	a.remember = 1;
+	if (warn[0])
+		tui_app_msg(&a, MSG_ERROR, "%s", warn);
 	if (why[0])
 		tui_app_msg(&a, MSG_ERROR, "invalid strategy: %s", why);
+	tui_recover_offer(&a);
 	int sig = loop(&a);
 	tui_term_close(&term);
+	char rpath[1200] = "", rerr[1024] = "";
+	/* Ctrl-C, SIGHUP (the SSH session dropped) or SIGTERM with unsaved changes: keep them
+	 * beside the plan, offered on the next start (no curses left: the loop has ended) */
+	int kept = sig && a.dirty ? tui_recover_write(&a, rpath, sizeof rpath, rerr, sizeof rerr) : 1;
 	tui_app_free(&a);
 	if (sig) {
 		fprintf(stderr, "strata: stopped by signal %d; terminal restored\n", sig);
+		if (!kept)
+			fprintf(stderr, "strata: unsaved changes kept in %s (the next `strata` on the plan offers them)\n",
+					cli_safe(rpath));
+		else if (rerr[0])
+			fprintf(stderr, "strata: unsaved changes lost: %s\n", cli_safe(rerr));
 		return 128 + sig;
 	}
 	return 0;

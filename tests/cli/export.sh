@@ -63,8 +63,14 @@ expect_rc "export: the dense plan runs on Megatron-LM as priced, exit 0" 0
 # ---- the golden files are what the targets accept ------------------------------------
 # Names below were read from the upstream sources (see the comments at the top of
 # src/io/export_*.c); a flag or key outside these lists is a typo or an unchecked name.
-python3 - "$G" >"$T/names" 2>&1 <<'PY'
-import glob, json, os, re, shlex, sys, tomllib
+# The Megatron-LM exports are scripts: run each with a torchrun on PATH that records its
+# arguments, and check the flags pretrain_gpt.py would get.
+mkdir -p "$T/stub"
+printf '#!/usr/bin/env bash\nprintf "%%s\\n" "$@" >"$STUB_ARGS"\n' >"$T/stub/torchrun"
+chmod +x "$T/stub/torchrun"
+STUB_DIR=$T/stub python3 - "$G" >"$T/names" 2>&1 <<'PY'
+
+import glob, json, os, re, shlex, subprocess, sys, tempfile, tomllib
 
 g = sys.argv[1]
 # NVIDIA/Megatron-LM megatron/training/arguments.py
@@ -83,6 +89,10 @@ MEGATRON = set("""
 --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap --micro-batch-size
 --global-batch-size --seq-length --max-position-embeddings --recompute-granularity
 --recompute-method --recompute-num-layers --bf16 --fp16 --fp8-format --attention-backend
+--normalization --norm-epsilon --position-embedding-type --rotary-base --rotary-percent
+--use-rope-scaling --rope-scaling-factor --rope-type --rotary-scaling-factor --mscale
+--mscale-all-dim --padded-vocab-size --tokenizer-type --tokenizer-model --data-path --save --load
+--moe-expert-capacity-factor --moe-pad-expert-input-to-capacity
 """.split())
 # the DeepSpeed config-json documentation; deepspeed/runtime/zero/config.py;
 # deepspeed/runtime/activation_checkpointing/config.py
@@ -117,11 +127,22 @@ def expand(layout):
     return s.split("|")
 
 bad = []
+def launched_args(f):
+    """The arguments the script gives pretrain_gpt.py, through a recording torchrun."""
+    with tempfile.NamedTemporaryFile("r") as rec:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+        env.update(PATH=os.environ["STUB_DIR"] + ":" + os.environ["PATH"], STUB_ARGS=rec.name,
+                   MEGATRON_PATH="/megatron", DATA_PATH="/data/text", TOKENIZER="tok", CHECKPOINT="/ckpt")
+        r = subprocess.run(["bash", f], env=env, capture_output=True, text=True)
+        if r.returncode:
+            bad.append(f"{f}: exited {r.returncode}: {r.stderr.strip()}")
+            return []
+        args = rec.read().splitlines()
+    entry = "/megatron/pretrain_gpt.py"
+    return args[args.index(entry) + 1:] if entry in args else []
+
 for f in sorted(glob.glob(os.path.join(g, "*.megatron.sh"))):
-    lines = [l for l in open(f).read().splitlines() if not l.startswith("#")]
-    if any(not l.endswith(" \\") for l in lines[:-1]) or lines[-1].endswith("\\"):
-        bad.append(f"{f}: every flag line but the last must end in ' \\'")
-    args = shlex.split(" ".join(l.rstrip("\\") for l in lines))
+    args = launched_args(f)
     flags = {a: (args[i + 1] if i + 1 < len(args) and not args[i + 1].startswith("--") else None)
              for i, a in enumerate(args) if a.startswith("--")}
     for a in flags:
@@ -197,7 +218,7 @@ done
 st export "$G/dense.yaml" --to=deepspeed --approximate
 check "export --to=NAME form gives the same output" cmp -s "$OUT" "$G/dense.deepspeed.json"
 st export "$G/dense.yaml" --to megatron --tp 4
-check "export: options override the plan (--tp 4)" grep -q -- '--tensor-model-parallel-size 4 ' "$OUT"
+check "export: options override the plan (--tp 4)" grep -qx -- '    --tensor-model-parallel-size 4' "$OUT"
 
 st export "$G/dense.yaml" --to megablocks
 expect_rc "export --to unknown: exit 2" 2
@@ -231,7 +252,9 @@ mkdir -p "$D"
 st export "$G/dense.yaml" --to torchtitan -o "$D/job.toml" --approximate
 expect_rc "export -o: exit 0" 0
 check "export -o: nothing on standard output" [ ! -s "$OUT" ]
-check "export -o: file equals the golden output" cmp -s "$D/job.toml" "$G/dense.torchtitan.toml"
+check "export -o: file equals the golden output but for the config path its run line names" \
+    eval 'sed "s|--job.config_file '"'$D/job.toml'"'|--job.config_file job.toml|" "$D/job.toml" | cmp -s - "$G/dense.torchtitan.toml"'
+check "export -o: the run line names the written file" grep -qF -- "--job.config_file '$D/job.toml'" "$D/job.toml"
 
 printf 'old contents\n' >"$D/args.sh"
 chmod 600 "$D/args.sh"
@@ -241,7 +264,8 @@ expect_rc "export -o over an existing file: exit 0" 0
 check "export -o over an existing file: new contents" cmp -s "$D/args.sh" "$G/dense.megatron.sh"
 check "export -o replaces by rename (a hard link keeps the old inode's contents)" \
     grep -qx 'old contents' "$D/args.hardlink"
-check "export -o keeps the permission bits of the replaced file" [ "$(stat -c %a "$D/args.sh")" = 600 ]
+check "export -o keeps the permission bits of the replaced file, a script with x where r (600 -> 700)" \
+    [ "$(stat -c %a "$D/args.sh")" = 700 ]
 ln -s args.sh "$D/via-link.sh"
 st export "$G/moe.yaml" --to megatron -o "$D/via-link.sh" --approximate
 check "export -o through a symlink: the link stays a link" [ -L "$D/via-link.sh" ]

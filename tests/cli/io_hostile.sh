@@ -97,9 +97,15 @@ err_has "validate: a missing path says which call failed and why" "nonexistent: 
 # ---- 7: the atomic save (exports here; plan_save in test_io_hostile.c) ----------------
 mkdir -p "$T/out"
 ( umask 077; exec "$STRATA" export --to megatron -o "$T/out/u077.sh" ) >/dev/null 2>&1
-check "save: a new file follows umask 077 (0600)" [ "$(stat -c %a "$T/out/u077.sh")" = 600 ]
+check "save: a new script follows umask 077 (0700: the Megatron-LM export is executable)" [ "$(stat -c %a "$T/out/u077.sh")" = 700 ]
 ( umask 022; exec "$STRATA" export --to megatron -o "$T/out/u022.sh" ) >/dev/null 2>&1
-check "save: a new file follows umask 022 (0644)" [ "$(stat -c %a "$T/out/u022.sh")" = 644 ]
+check "save: a new script follows umask 022 (0755)" [ "$(stat -c %a "$T/out/u022.sh")" = 755 ]
+( umask 022; exec "$STRATA" export --to deepspeed --approximate -o "$T/out/u022.json" ) >/dev/null 2>&1
+check "save: a new config follows umask 022 (0644, not executable)" [ "$(stat -c %a "$T/out/u022.json")" = 644 ]
+printf 'old\n' >"$T/out/r644.sh"
+chmod 644 "$T/out/r644.sh"
+tst export --to megatron -o "$T/out/r644.sh"
+check "save: a script over a 644 file becomes 755 (x where r)" [ "$(stat -c %a "$T/out/r644.sh")" = 755 ]
 printf 'old\n' >"$T/out/suid.sh"
 chmod 4755 "$T/out/suid.sh"
 tst export --to megatron -o "$T/out/suid.sh"

@@ -61,8 +61,8 @@ keys "?"
 tcheck "?: help screen" wait_for "strata keys"
 help=$(screen)
 # more bindings than rows at 80x24: scroll to the end and read that page too
-for _ in $(seq 30); do keys j; done
-tcheck "?: j scrolls to the end of the help" wait_for "search table: j/k move"
+for _ in $(seq 20); do keys j; done
+tcheck "?: j scrolls to the commands of the help" wait_for "search table: j/k move"
 help="$help
 $(screen)"
 missing=""

@@ -73,8 +73,8 @@ check "TERM=vt100: exit 0, terminal restored" eval '[ "$EXIT_RC" = 0 ] && stty_r
 tui_start 80 24 LANG=C LC_ALL=C --
 tcheck "LANG=C: starts" wait_for "Timeline"
 s=$(screen)
-check "LANG=C: ASCII bars and markers" eval 'grep -Eq "s0  W+G+" <<<"$s" && ! grep -q "█" <<<"$s"'
-check "LANG=C: ASCII separators" grep -Fq " strata | Llama-3-70B" <<<"$s"
+check "LANG=C: ASCII bars and markers" eval 'grep -Eq "s0  P+G+" <<<"$s" && ! grep -q "█" <<<"$s"'
+check "LANG=C: ASCII separators" grep -Fq " strata | default plan | Llama-3-70B" <<<"$s"
 keys q
 wait_exit
 tui_start 80 24 -- --ascii

@@ -128,6 +128,19 @@ static int sample(strategy_t *s)
 		uint32_t d = rnd(ODT_COUNT);
 		s->opt_dt[k] = (uint8_t)(strat_opt_dtypes(k) >> d & 1 ? d : ODT_BF16 * (k != OPT_MAIN_PARAMS));
 	}
+	/* Megatron's split keys and CPU offload, now and then (invalid draws are skipped) */
+	if (rnd(5) == 0 && s->pp > 1) {
+		int mid = plan.model.layers / s->pp + (int)rnd(2), ends = plan.model.layers - mid * (s->pp - 2);
+		s->first_layers = (int16_t)(ends / 2 + (int)rnd(2));
+		s->last_layers = (int16_t)(rnd(3) ? ends - s->first_layers : 0);
+	} else if (rnd(5) == 0) {
+		s->acct_embed = rnd(2);
+		s->acct_loss = !s->acct_embed || rnd(2);
+	}
+	if (rnd(5) == 0)
+		s->opt_offload = rnd(2) ? 1.0 : 0.5;
+	if (rnd(8) == 0)
+		s->act_offload = 1 + (int)rnd(4);
 	plan.devices = 1024;
 	s->dp = 0;
 	return strat_resolve(s, plan.devices, NULL, 0) ||

@@ -122,6 +122,13 @@ static void test_presets_and_fields(void)
 			"strategy: {tp: 2, pp: 4, vpp: 2, schedule: interleaved, global_batch: 64,\n"
 			"  stage_layers: [4, 4, 4, 4, 4, 4, 4, 4]}\n"))
 		roundtrip("interleaved with explicit stage layers");
+	if (!load(&a, "model: llama3-70b\ncluster: dgx-h100\ndevices: 512\n"
+			"strategy: {tp: 8, pp: 4, first_stage_layers: 19, last_stage_layers: 19, optimizer_offload: 0.375,\n"
+			"  activation_offload: 3}\n"))
+		roundtrip("Megatron's first/last split keys and offload");
+	if (!load(&a, "model: llama3-70b\ncluster: dgx-h100\ndevices: 512\n"
+			"strategy: {tp: 8, pp: 2, account_for_embedding: true, account_for_loss: true}\n"))
+		roundtrip("the embedding and the loss counted in the split");
 	/* an invalid strategy is saved as it is, dp included, so the reason survives */
 	if (!load(&a, "model: llama3-8b\ncluster: dgx-h100\ndevices: 16\nstrategy: {dp: 3, tp: 2}\n"))
 		roundtrip("invalid dp kept");

@@ -1,4 +1,5 @@
 /* context.c - the per-evaluation quantities every cost module reads (context.h). */
+#include "core/framework.h"
 #include "core/cost/context.h"
 
 void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_t *s)
@@ -18,9 +19,11 @@ void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_
 	x->peak = c->peak_tflops[s->precision] * 1e12;
 	x->geff = s->precision == PREC_FP8 ? c->eff.fp8_gemm : c->eff.gemm;
 	x->ghalf = c->eff.gemm_half;
+	x->wave = c->sms > 0 ? 0.5 * c->sms * COMPUTE_TILE_M * COMPUTE_TILE_N : 0;
 	x->hbm = c->hbm_gbps * 1e9 * c->eff.hbm;
 	x->tp_l = comm_group(c, s->tp, 1);
 	x->cp_l = comm_group(c, s->cp, s->tp);
 	x->ep_l = comm_group(c, s->ep, s->etp);
 	x->tp_exp = s->tp_overlap ? 1 - c->eff.tp_overlap : 1;
+	x->pp_div = (s->tp > 1 && !s->sp && fw_run_caps(s)->pp_scatter) ? s->tp : 1;
 }

@@ -10,6 +10,11 @@
 #include "core/strategy.h"
 
 #define COST_GIB (1024.0 * 1024.0 * 1024.0)
+/* The output tile of one GEMM thread block (cuBLAS's large-GEMM tiles for 16-bit inputs on
+ * Volta to Hopper: 256 x 128; NVIDIA, "Matrix Multiplication Background User's Guide",
+ * section "Wave Quantization"), by which compute_gemm counts waves. */
+#define COMPUTE_TILE_M 256.0
+#define COMPUTE_TILE_N 128.0
 #define ACT_BYTES 2.0 /* activations are stored in 16 bits (fp8 runs keep bf16 copies) */
 
 typedef struct {
@@ -25,11 +30,26 @@ typedef struct {
 	double peak, peak16;    /* tensor peak of the run's precision, and of its 16-bit format */
 	double hbm;             /* achievable HBM bandwidth, bytes/s */
 	double geff, ghalf;     /* GEMM efficiency (fp8 or 16-bit) and its roll-off dimension */
+	double wave;            /* output elements of half a wave of GEMM tiles (compute_gemm);
+	                         * 0: the device's SM count is unknown */
 	comm_link tp_l, cp_l, ep_l;
 	double tp_exp;          /* fraction of TP communication left exposed (1 - tp_overlap) */
+	double pp_div;          /* TP ranks a pipeline send is split over (scatter/gather), or 1 */
 } cost_ctx;
 
 /* Fill x for evaluating strategy s of model m on cluster c. */
 void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_t *s);
+
+/* Seconds to send a stage boundary of `bytes` (per TP rank, as the layer holds it) to the
+ * next stage over link l. Without sequence parallelism every TP rank holds the whole
+ * boundary; Megatron-LM and DeepSpeed then send 1/tp of it from each rank, in parallel on
+ * their own links, and all-gather it over TP on arrival (Narayanan et al. 2021, arXiv
+ * 2104.04473, sec. 4.1, "scatter/gather communication optimization"). */
+static inline double ctx_pp_send(const cost_ctx *x, comm_link l, double bytes)
+{
+	if (x->pp_div <= 1)
+		return comm_p2p(l, bytes);
+	return comm_p2p(l, bytes / x->pp_div) + comm_allgather(x->tp_l, x->s->tp, bytes);
+}
 
 #endif

@@ -1,6 +1,7 @@
 /* dp.c - data-parallel communication and the optimizer step (dp.h has the sources). */
 #include "core/cost/compute.h"
 #include "core/cost/dp.h"
+#include "core/framework.h"
 
 dp_groups dp_groups_of(const cost_ctx *x)
 {
@@ -55,16 +56,78 @@ double dp_sync(const cost_ctx *x, const dp_groups *g, double pd, double pe)
 	return t;
 }
 
-double dp_sync_exposed(const cost_ctx *x, double t_dp, int st, double f, double b)
+double dp_edge(const cost_ctx *x, double t_dp, double params, double unit)
+{
+	const strategy_t *s = x->s;
+	if (t_dp <= 0 || params <= 0)
+		return 0;
+	/* Gradients are reduced (and ZeRO-1/2 parameters gathered) bucket by bucket; the last
+	 * bucket's reduction starts when the backward ends and the first bucket's gather must
+	 * finish before the forward starts. The bucket is the framework's (fw_caps.dp_bucket:
+	 * Megatron-Core max(40M, 1M x dp) parameters, DeepSpeed's 5e8-element reduce bucket,
+	 * FSDP2's transformer block) */
+	const fw_caps *fw = fw_run_caps(s);
+	double bucket = fw->dp_bucket_rank * s->dp * s->cp;
+	bucket = bucket > fw->dp_bucket ? bucket : fw->dp_bucket;
+	if (bucket <= 0)
+		bucket = unit;
+	double share = bucket / params;
+	return t_dp * (share < 1 ? share : 1);
+}
+
+double dp_tied_embedding(const cost_ctx *x, comm_link pp_l, double vl_params)
+{
+	const strategy_t *s = x->s;
+	if (!x->m->tied || s->pp < 2 || s->schedule == SCHED_DUALPIPE)
+		return 0;
+	/* Megatron's _allreduce_embedding_grads (finalize_model_grads.py) and DeepSpeed's
+	 * tied-module reduction: the word embedding's main gradients all-reduced over the
+	 * two-rank embedding group of the first and last stage, after the backward */
+	return comm_allreduce(pp_l, 2, vl_params * mem_opt_bytes(s).g);
+}
+
+double dp_sync_exposed(const cost_ctx *x, double t_dp, double edge, int st, double f, double b)
 {
 	const strategy_t *s = x->s;
 	/* gradient reduction overlaps the last micro-batch's backward and the parameter
 	 * all-gather the next step's first forward; stage st finishes its backward about st
-	 * backward slots before stage 0 does */
+	 * backward slots before stage 0 does, which hides the edge buckets too */
 	double idle = s->pp > 1 ? st * b / s->vpp : 0, left = t_dp - idle;
+	left = left > 0 ? left : 0.0;
+	double fixed = edge < left ? edge : left;
+	left -= fixed;
 	/* fmax(0, left) without the library call (once per distinct stage): +0 for a zero of
 	 * either sign and for NaN, as glibc's fmax gives */
-	return comm_overlap(left > 0 ? left : 0.0, x->c->eff.dp_overlap * (b + (s->zero >= 1 ? f : 0)),
+	return fixed + comm_overlap(left > 0 ? left : 0.0, x->c->eff.dp_overlap * (b + (s->zero >= 1 ? f : 0)),
 			x->c->eff.contention);
 }
 
+double dp_offload(const cost_ctx *x, double n)
+{
+	/* The host link per device (cluster key host.link_gbps: PCIe or C2C datasheet rate per
+	 * direction) carries the gradients down and the parameters up; the host's Adam is
+	 * a memory-bound pass over DP_HOST_ADAM_BYTES per parameter at the host memory
+	 * bandwidth of the device's share of the CPUs (host.mem_gbps), a roofline floor:
+	 * ZeRO-Offload (Ren et al., USENIX ATC 2021, sec. 5.1) vectorises CPU-Adam so that it
+	 * streams at memory speed. Where the framework copies on every micro-batch (FSDP2's
+	 * offloaded shards: up before each all-gather, forward and, resharded, backward; the
+	 * gradient shard down after each reduce-scatter) the copies repeat; FSDP2 under
+	 * pipelining keeps whole parameters and gradients over the step, so once. How much
+	 * hides is the framework's (FW_OVL_*). */
+	const strategy_t *s = x->s;
+	const fw_caps *f = fw_run_caps(s);
+	double link = cluster_host_link_gbps(x->c) * 1e9, mem = cluster_host_mem_gbps(x->c) * 1e9;
+	double downs = 1, ups = 1;
+	int mb = strat_microbatches(s);
+	if (f->offload_per_mb && !(s->pp > 1 && mb > 1 && s->framework != FW_AUTO && f->fsdp_pp_unsharded)) {
+		downs = mb;
+		ups = s->zero == 3 ? 2.0 * mb : mb;
+	}
+	double down = downs * n * f->offload_down / link, up = ups * n * f->offload_up / link;
+	double host = n * DP_HOST_ADAM_BYTES / mem;
+	if (f->offload_overlap == FW_OVL_PIPELINED) {
+		double t = down > host ? down : host;
+		return up > t ? up : t;
+	}
+	return (f->offload_overlap == FW_OVL_GRADS ? 0 : down) + host + up;
+}

@@ -32,10 +32,26 @@ void dp_zero3(const cost_ctx *x, const dp_groups *g, double pd, double pe, int l
 		double *zf, double *zb);
 /* ZeRO 0-2: seconds of the once-per-step gradient reduction (and parameter all-gather). */
 double dp_sync(const cost_ctx *x, const dp_groups *g, double pd, double pe);
+/* The part of a stage's once-per-step sync t_dp (ZeRO 0-2) that no compute can hide: the
+ * last gradient bucket reduced after the backward ends and the first parameter bucket
+ * gathered before the forward starts, for a stage holding `params` parameters whose
+ * largest layer holds `unit`. */
+double dp_edge(const cost_ctx *x, double t_dp, double params, double unit);
+/* The tied embedding's gradient all-reduce between the first and the last stage, seconds
+ * (0 when the model unties them or has one stage); vl_params: its parameters per device. */
+double dp_tied_embedding(const cost_ctx *x, comm_link pp_l, double vl_params);
 /* The part of a step's gradient sync t_dp left exposed on stage st, whose per-micro-batch
- * forward and backward are f and b (later stages finish their backward earlier). */
-double dp_sync_exposed(const cost_ctx *x, double t_dp, int st, double f, double b);
-/* Seconds of the optimizer update of the parameters a device updates. */
+ * forward and backward are f and b (later stages finish their backward earlier); `edge` of
+ * it (dp_edge) hides under no compute. */
+double dp_sync_exposed(const cost_ctx *x, double t_dp, double edge, int st, double f, double b);
+/* Bytes the host's Adam streams per parameter it updates: fp32 gradient read, fp32 master
+ * and both moments read and written, the 16-bit parameter written (4 + 3 x 8 + 2). */
+#define DP_HOST_ADAM_BYTES 30.0
+/* Seconds the host part of an offloaded optimizer adds to the step for n parameters a
+ * device updates on the host (copies over the host link, the host's Adam). */
+double dp_offload(const cost_ctx *x, double n);
+/* Seconds of the optimizer update of the parameters a device updates (the offloaded
+ * fraction on the host, dp_offload). */
 static inline double dp_optimizer(const cost_ctx *x, const dp_groups *g, double pd, double pe);
 
 static inline double dp_optimizer(const cost_ctx *x, const dp_groups *g, double pd, double pe)
@@ -46,6 +62,9 @@ static inline double dp_optimizer(const cost_ctx *x, const dp_groups *g, double 
 	mem_opt o = mem_opt_bytes(x->s);
 	double bytes = 2 * o.g + 2 * o.p + 2 * o.m + 2 * o.v + 2 + (o.rem ? 2 : 0);
 	double upd = x->s->zero >= 1 ? pd / g->d_dense + pe / g->d_exp : pd + pe;
+	double f = x->s->opt_offload;
+	if (f > 0)
+		return compute_elem(x, upd * (1 - f) * bytes) + dp_offload(x, upd * f);
 	return compute_elem(x, upd * bytes);
 }
 

@@ -30,11 +30,21 @@ static void tp_comm(const cost_ctx *x, const layer_parts *p, layer_cost *o)
 	 * collectives with their GEMMs and backward with dgrad. */
 	double win = c->eff.tp_overlap * (p->ap.f + p->mlp.t), kap = c->eff.contention;
 	o->tp_f = s->tp_overlap ? comm_overlap(comm, win, kap) : comm;
-	o->tp_b = comm_overlap(comm, s->tp_overlap ? 2 * win : win, kap);
 	/* PyTorch DTensor TP (torchtitan without async TP) runs the backward collectives inside
-	 * the autograd graph, each waited for before the next GEMM: none hidden */
-	if (fw_run_caps(s)->tp_bwd_serial && !s->tp_overlap)
+	 * the autograd graph, each waited for before the next GEMM: none hidden; autograd keeps
+	 * the gathered input of each column-parallel GEMM, so nothing is gathered again */
+	if (fw_run_caps(s)->tp_bwd_serial && !s->tp_overlap) {
 		o->tp_b = comm;
+		return;
+	}
+	o->tp_b = comm_overlap(comm, s->tp_overlap ? 2 * win : win, kap);
+	/* With sequence parallelism Megatron (and Transformer Engine's linear layers) keep only
+	 * the sharded input of each column-parallel GEMM and all-gather it again in backward
+	 * for the weight gradient, launched before the input-gradient GEMM that hides it
+	 * (LinearWithGradAccumulationAndAsyncCommunication.backward in Megatron-Core's
+	 * tensor_parallel/layers.py; TE's _Linear.backward): one more all-gather per pair */
+	if (s->sp)
+		o->tp_b += comm_overlap(pairs * comm_allgather(x->tp_l, s->tp, p->sh.tok * p->sh.h * ACT_BYTES), win, kap);
 }
 
 static void cp_comm(const cost_ctx *x, const layer_parts *p, layer_cost *o)

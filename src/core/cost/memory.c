@@ -117,14 +117,40 @@ mem_state mem_state_bytes(const strategy_t *s, double d_dense, double d_exp)
 	 * torchao's float8 casts weights in each forward, with no standing fp8 copy.
 	 * Only for a plan that names the framework: an `auto` ZeRO-3 plan keeps the ZeRO
 	 * paper's 16/D (a higher ZeRO level never costs memory there). */
-	if (s->zero >= 2 && s->pp > 1 && strat_microbatches(s) > 1 && s->framework != FW_AUTO &&
-			fw_run_caps(s)->fsdp_pp_unsharded) {
+	int unsharded = s->zero >= 2 && s->pp > 1 && strat_microbatches(s) > 1 && s->framework != FW_AUTO &&
+		fw_run_caps(s)->fsdp_pp_unsharded;
+	if (unsharded) {
 		o.wb = o.wbe = 2;
 		o.gb = o.gbe = g;
 		o.ob = pmv / d_dense;
 		o.obe = pmv / d_exp;
 	}
+	if (s->opt_offload > 0)
+		mem_offload(s, d_dense, d_exp, unsharded, &o);
 	return o;
+}
+
+void mem_offload(const strategy_t *s, double d_dense, double d_exp, int unsharded, mem_state *o)
+{
+	/* A fraction f of each rank's optimizer shard lives and is updated on the host
+	 * (core/framework.c has each framework's implementation): its master weights and
+	 * moments leave the device; where the framework keeps the gradient partition on the
+	 * host (DeepSpeed's ZeRO-Offload, FSDP2's CPUOffloadPolicy) the sharded gradients too;
+	 * under ZeRO-3 the fp32 parameter shard, of which DeepSpeed keeps a 16-bit copy on the
+	 * device and FSDP2 nothing. Unsharded gradients and weights (ZeRO 0-1, FSDP2 under
+	 * pipelining) stay. */
+	const fw_caps *f = fw_run_caps(s);
+	double k = 1 - s->opt_offload, off = s->opt_offload;
+	o->ob *= k;
+	o->obe *= k;
+	if (f->offload_grads && s->zero >= 2 && !unsharded) {
+		o->gb *= k;
+		o->gbe *= k;
+	}
+	if (s->zero == 3 && !unsharded) {
+		o->wb = k * o->wb + off * f->offload_keep / d_dense;
+		o->wbe = k * o->wbe + off * f->offload_keep / d_exp;
+	}
 }
 
 /* Transformer Engine's fp8 Linear (te.pytorch.module.linear / layernorm_linear, the

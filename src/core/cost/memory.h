@@ -32,6 +32,9 @@ typedef struct {
 
 /* The optimizer tensors' bytes per element under s (fp32: 4 each by default). */
 mem_opt mem_opt_bytes(const strategy_t *s);
+/* CPU offload of the optimizer (s->opt_offload > 0): what leaves the device, from *o;
+ * unsharded says FSDP2 under pipelining keeps whole parameters and gradients. */
+void mem_offload(const strategy_t *s, double d_dense, double d_exp, int unsharded, mem_state *o);
 /* Activation bytes a layer of shape sh stores, block by block (mlp: its MLP's parts). */
 layer_acts mem_layer_acts(const cost_ctx *x, const layer_shape *sh);
 /* Model-state bytes per parameter under the strategy's ZeRO level and precision. */

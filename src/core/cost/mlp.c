@@ -27,7 +27,8 @@ mlp_cost mlp_price(const cost_ctx *x, const layer_shape *sh)
 		double me = tml * s->ep / t->experts;             /* tokens per local expert */
 		double nloc = (double)t->experts / s->ep;
 		double gg = x->c->eff.grouped_gemm;
-		o.routed_t = nloc * (compute_gemm(x, me, h, g * ef, gg) + compute_gemm(x, me, ef, h, gg));
+		/* one grouped GEMM over the local experts: their tiles share the waves */
+		o.routed_t = compute_gemm_n(x, me, h, g * ef, nloc, gg) + compute_gemm_n(x, me, ef, h, nloc, gg);
 		o.routed_fl = 2.0 * tm * h * ef * (g + 1);
 		o.t += o.routed_t;
 		o.t += compute_gemm(x, x->tok_moe, h, t->experts, 1);   /* router */

@@ -27,13 +27,13 @@ void stage_env_init(stage_env *e, const cost_ctx *x, const layer_cost *kc)
 			e->unit_params = kc[k].p_dense + kc[k].p_expert;
 	}
 	e->p2p_bytes = x->tok * m->hidden * ACT_BYTES / x->sp_div;
-	e->p2p = e->p > 1 ? comm_p2p(e->pp_l, e->p2p_bytes) : 0;
+	e->p2p = e->p > 1 ? ctx_pp_send(x, e->pp_l, e->p2p_bytes) : 0;
 	/* DualPipe sends each chunk's activations and gradients while the paired chunk
 	 * computes (DeepSeek-V3 report, sec. 3.2.1: "both all-to-all and PP communication can
 	 * be fully hidden"): a send far shorter than a chunk costs only its `contention` share */
 	e->p2p_seen = e->dualpipe ? c->eff.contention : 1.0;
 	e->p2p_chunk = e->p2p * e->p2p_seen;
-	e->even = s->nchunks != e->p * e->v;
+	e->even = !strat_explicit_split(s);
 	if (e->even)
 		e->split = strat_even_split(m->layers, e->p * e->v);
 	e->vc = vocab_price(x);
@@ -118,7 +118,7 @@ void stage_shape_of(const stage_env *e, int st, stage_shape *sh)
 			double ct = e->p2p_chunk;
 			if (!e->uniform) {
 				double cb = x->tok * chunk_width(m, lo, lo + n) * ACT_BYTES / x->sp_div;
-				ct = comm_p2p(e->pp_l, cb) * e->p2p_seen;
+				ct = ctx_pp_send(x, e->pp_l, cb) * e->p2p_seen;
 				sh->p2p_max = cb > sh->p2p_max ? cb : sh->p2p_max;
 			}
 			sh->p2p_sum += ct;
@@ -220,6 +220,24 @@ void stage_layers(const stage_env *e, const stage_shape *sh, stage_sum *a)
 	sum_layers(e, sh, a);
 }
 
+/* Activation offload (Megatron --cpu-offloading-num-layers N, Transformer Engine's
+ * cpu_offload context, transformer_engine/pytorch/cpu_offload.py): the activations of N of
+ * the stage's layers go to the host as the next layer computes and come back as the
+ * layer after it runs backward, double-buffered; the device keeps the other layers'.
+ * A layer's copy (its activation bytes over host.link_gbps) hides under one layer's
+ * forward, resp. backward; the excess is exposed, in fwd and bwd and booked as `host`. */
+static void act_offload(const cost_ctx *x, int layers, const stage_sum *a, stage_cost *o, eval_stage_time *tt)
+{
+	int k = x->s->act_offload < layers ? x->s->act_offload : layers;
+	double per = a->act_mb / layers, link = cluster_host_link_gbps(x->c) * 1e9;
+	double copy = per / link, fl = a->f / layers, bl = a->b / layers;
+	double hf = k * (copy > fl ? copy - fl : 0), hb = k * (copy > bl ? copy - bl : 0);
+	o->act_mb = a->act_mb - k * per;
+	tt->fwd += hf;
+	tt->bwd += hb;
+	tt->host = hf + hb;
+}
+
 void stage_price(const stage_env *e, int st, const stage_shape *sh, const stage_sum *layers, stage_cost *o)
 {
 	const cost_ctx *x = e->x;
@@ -258,8 +276,14 @@ void stage_price(const stage_env *e, int st, const stage_shape *sh, const stage_
 	tt->ep = a.epc;
 	tt->pp = sh->pp2;
 	tt->dp_exposed = zf + zb; /* ZeRO-3 exposure per micro-batch, already inside f and b */
+	tt->host = 0;
+	if (s->act_offload > 0 && sh->layers > 0)
+		act_offload(x, sh->layers, &a, o, tt);
 	tt->optimizer = dp_optimizer(x, &e->dg, a.pd, a.pe);
 	o->t_dp = s->zero < 3 ? dp_sync(x, &e->dg, a.pd, a.pe) : 0;
+	o->t_dp_edge = dp_edge(x, o->t_dp, a.pd + a.pe, e->unit_params);
+	/* the tied embedding's all-reduce over the pipeline's two ends, after the backward */
+	o->t_tied = st == 0 || st == e->p - 1 ? dp_tied_embedding(x, e->pp_l, e->vc.params) : 0;
 	o->fl_model = a.fl_model;
 	o->fl_hw = a.fl_hw;
 }
@@ -303,7 +327,7 @@ void stage_starts(const model_t *m, const strategy_t *s, uint8_t *start)
 {
 	int p = s->pp, nch = p * s->vpp, L = m->layers;
 	/* one or two stages, or an explicit split: every stage on its own */
-	if (p <= 2 || s->nchunks == nch || L < nch) {
+	if (p <= 2 || strat_explicit_split(s) || L < nch) {
 		memset(start, STAGE_SHAPE, (size_t)p);
 		return;
 	}

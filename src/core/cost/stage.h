@@ -68,6 +68,8 @@ typedef struct {
 	double act_mb, extra_act; /* bytes per micro-batch: its layers; its embedding extras */
 	double fl_model, fl_hw; /* FLOPs per micro-batch */
 	double t_dp;            /* once-per-step gradient sync seconds (ZeRO 0-2) */
+	double t_dp_edge;       /* ... the part of it no compute can hide (dp_edge) */
+	double t_tied;          /* the tied embedding's all-reduce after the backward (end stages) */
 } stage_cost;
 
 /* Fill e for the context's evaluation, with the layer-kind costs kc. */
