@@ -26,10 +26,11 @@ static void ilp_table(FILE *f, const plan_t *p, const eval_result *ev, const ilp
 	fprintf(f, "  stage layers  none   sel  full  mem GiB   fwd ms   bwd ms  recomp ms | even: layers  mem GiB\n");
 	for (int i = 0; i < x->stages; i++) {
 		const ilp_stage *t = &x->st[i];
+		const eval_mem em = eval_stage_mem(ev, i);
 		fprintf(f, "  %5d %6d %5d %5d %5d %8.2f %8.2f %8.2f %10.2f | %12d %8.2f%s\n", i, t->layers, t->rc[RC_NONE],
 				t->rc[RC_SELECTIVE], t->rc[RC_FULL], t->mem / GIB, t->fwd * 1e3, t->bwd * 1e3,
-				t->recompute * 1e3, ev->mem[i].layers, ev->mem[i].total / GIB,
-				ev->mem[i].total > ev->budget_bytes ? "  OVER" : "");
+				t->recompute * 1e3, em.layers, em.total / GIB,
+				em.total > ev->budget_bytes ? "  OVER" : "");
 	}
 	char t[6][32];
 	double idle = x->bubble_prep + x->bubble_imb + x->bubble_rc;

@@ -6,6 +6,7 @@
 #include "core/evaluate.h"
 #include "core/cost/context.h"
 #include "core/cost/layer.h"
+#include "core/cost/repeat.h"
 #include "core/cost/schedule.h"
 #include "core/cost/stage.h"
 
@@ -17,6 +18,7 @@
 typedef struct {
 	double tsum, tmax, fmax, bmax, fsum, bsum, wsum;
 	int slow;
+	const eval_stage_time *slow_st; /* the slowest stage's times (its span's) */
 	double model_fl, hw_fl, dp_end, opt;
 	double tied;                /* the tied embedding's gradient all-reduce (pp comm) */
 } stage_totals;
@@ -124,8 +126,9 @@ int eval_alike(const eval_result *a, const eval_result *b, double rel)
 		if (!near(x[i], y[i], rel))
 			return 0;
 	for (int st = 0; st < a->stages; st++) {
-		const eval_mem *m = &a->mem[st], *n = &b->mem[st];
-		const eval_stage_time *t = &a->st[st], *u = &b->st[st];
+		const eval_mem am = eval_stage_mem(a, st), bm = eval_stage_mem(b, st);
+		const eval_mem *m = &am, *n = &bm;
+		const eval_stage_time *t = &eval_span_of(a, st)->st, *u = &eval_span_of(b, st)->st;
 		if (m->layers != n->layers || !near(m->weights, n->weights, rel) || !near(m->grads, n->grads, rel) ||
 				!near(m->optimizer, n->optimizer, rel) || !near(m->activations, n->activations, rel) ||
 				!near(m->buffers, n->buffers, rel) || !near(m->total, n->total, rel) ||
@@ -144,91 +147,105 @@ static int reject(eval_result *r, const char *why)
 	return -1;
 }
 
-/* Stage st of a priced shape: its in-flight activations, its share of the peak and the
- * step's sums. */
-static void place_stage(const stage_env *e, int st, const stage_cost *restrict sc, eval_result *restrict r,
+/* Stage i of span sp: the span's bytes with the stage's in-flight micro-batches. */
+static eval_mem span_stage_mem(const eval_result *r, const eval_span *sp, int i)
+{
+	eval_mem me = sp->mem;
+	double nin = sched_inflight_of(r->schedule, r->stages, r->chunks / r->stages, i, r->microbatches);
+	me.inflight = nin;
+	me.activations = nin * sp->act + (i == r->stages - 1 ? r->logits : 0);
+	me.total = me.weights + me.grads + me.optimizer + me.activations + me.buffers;
+	return me;
+}
+
+/* Add n alike stages' times and FLOPs to the step's sums, in stage order (the same bits as
+ * adding stage by stage); the mean F, B and W only when the bubble reads them (means). A
+ * short span adds all six in one loop, whose six independent chains run side by side; a
+ * long one per binade (rep_add). */
+static void add_sums(stage_totals *restrict t, const stage_cost *restrict sc, int n, int means)
+{
+	const double f = sc->tt.fwd, b = sc->tt.bwd, T = f + b, w = sc->tt.wgrad;
+	if (n < REP_LOOP) {
+		double tsum = t->tsum, fsum = t->fsum, bsum = t->bsum, wsum = t->wsum, mfl = t->model_fl, hfl = t->hw_fl;
+		for (int i = 0; i < n; i++) {
+			tsum += T;
+			fsum += f;
+			bsum += b;
+			wsum += w;
+			mfl += sc->fl_model;
+			hfl += sc->fl_hw;
+		}
+		t->tsum = tsum;
+		t->fsum = fsum;
+		t->bsum = bsum;
+		t->wsum = wsum;
+		t->model_fl = mfl;
+		t->hw_fl = hfl;
+		return;
+	}
+	t->tsum = rep_add(t->tsum, T, n);
+	if (means) { /* else left as they are: the bubble does not read them */
+		t->fsum = rep_add(t->fsum, f, n);
+		t->bsum = rep_add(t->bsum, b, n);
+		t->wsum = rep_add(t->wsum, w, n);
+	}
+	t->model_fl = rep_add(t->model_fl, sc->fl_model, n);
+	t->hw_fl = rep_add(t->hw_fl, sc->fl_hw, n);
+}
+
+/* Stages lo..hi-1, which hold what stage lo of the priced shape sc holds: their span, its
+ * share of the peak and the step's sums, the same bits as visiting the stages in order.
+ * Every schedule holds no more micro-batches in flight on a stage than on the one before
+ * (sched_inflight), so the span's peak is its first stage's and a later one never beats
+ * it; the sums add the same per-stage figures hi - lo times (rep_add). */
+static void place_span(int lo, int hi, const stage_cost *restrict sc, eval_result *restrict r,
 		stage_totals *restrict t)
 {
-	eval_mem me = sc->mem;
-	double nin = sched_inflight(e->x->s, st, e->mb);
-	me.inflight = nin;
+	eval_span *sp = &r->span[r->nspans++];
+	sp->mem = sc->mem;
+	sp->st = sc->tt;
 	/* act_mb covers all chunks of the stage; in-flight counts are in stage units */
-	me.activations = nin * (sc->act_mb + sc->extra_act) + (st == e->p - 1 ? e->vc.logits : 0);
-	me.total = me.weights + me.grads + me.optimizer + me.activations + me.buffers;
-	r->mem[st] = me;
-	if (me.total > r->peak_bytes) {
-		r->peak_bytes = me.total;
-		r->peak_stage = st;
+	sp->act = sc->act_mb + sc->extra_act;
+	sp->lo = lo;
+	sp->hi = hi;
+	double total = span_stage_mem(r, sp, lo).total;
+	if (total > r->peak_bytes) {
+		r->peak_bytes = total;
+		r->peak_stage = lo;
 	}
-	r->st[st] = sc->tt;
 	double f = sc->tt.fwd, b = sc->tt.bwd, T = f + b;
-	t->tsum += T;
-	t->fsum += f;
-	t->bsum += b;
-	t->wsum += sc->tt.wgrad;
+	add_sums(t, sc, hi - lo, sched_reads_means(r->schedule));
 	t->fmax = f > t->fmax ? f : t->fmax;
 	t->bmax = b > t->bmax ? b : t->bmax;
 	if (T > t->tmax) {
 		t->tmax = T;
-		t->slow = st;
+		t->slow = lo;
+		t->slow_st = &sp->st;
 	}
-	t->model_fl += sc->fl_model;
-	t->hw_fl += sc->fl_hw;
 }
 
-/* Stages lo+1..hi-1 of a run whose first stage lo place_stage has placed: they hold what
- * lo holds, so only their in-flight micro-batches differ. The same sums, in stage order, as
- * place_stage would make (bit for bit), without its per-stage branches: T cannot exceed
- * tmax again, and no run but the last stage's own holds the last stage. Two loops, so that
- * each keeps what it reads in registers. */
-static void place_alike(const stage_env *e, int lo, int hi, const stage_cost *restrict sc,
-		eval_result *restrict r, stage_totals *restrict t)
+const eval_span *eval_span_of(const eval_result *r, int i)
 {
-	if (hi - lo < 2)
-		return;
-	const eval_stage_time tt = sc->tt;
-	const double f = tt.fwd, b = tt.bwd, T = f + b, w = tt.wgrad, fm = sc->fl_model, fh = sc->fl_hw;
-	double tsum = t->tsum, fsum = t->fsum, bsum = t->bsum, wsum = t->wsum, mfl = t->model_fl, hfl = t->hw_fl;
-	for (int st = lo + 1; st < hi; st++) {
-		r->st[st] = tt;
-		tsum += T;
-		fsum += f;
-		bsum += b;
-		wsum += w;
-		mfl += fm;
-		hfl += fh;
+	int a = 0, z = r->nspans - 1; /* the last span starting at or before i */
+	while (a < z) {
+		int mid = (a + z + 1) / 2;
+		if (r->span[mid].lo <= i)
+			a = mid;
+		else
+			z = mid - 1;
 	}
-	t->tsum = tsum;
-	t->fsum = fsum;
-	t->bsum = bsum;
-	t->wsum = wsum;
-	t->model_fl = mfl;
-	t->hw_fl = hfl;
-	double nin[EVAL_MAX_STAGES];
-	sched_inflight_run(e->x->s, lo + 1, hi, e->mb, nin);
-	const eval_mem me = sc->mem;
-	const double a = sc->act_mb + sc->extra_act, wgo = me.weights + me.grads + me.optimizer;
-	double peak = r->peak_bytes;
-	int peak_stage = r->peak_stage;
-	for (int st = lo + 1; st < hi; st++) {
-		eval_mem *o = &r->mem[st];
-		double act = nin[st] * a + 0.0; /* place_stage's sum, with no logits here */
-		double total = wgo + act + me.buffers;
-		o->weights = me.weights;
-		o->grads = me.grads;
-		o->optimizer = me.optimizer;
-		o->activations = act;
-		o->buffers = me.buffers;
-		o->total = total;
-		o->layers = me.layers;
-		o->inflight = nin[st];
-		if (total > peak) {
-			peak = total;
-			peak_stage = st;
-		}
-	}
-	r->peak_bytes = peak;
-	r->peak_stage = peak_stage;
+	return &r->span[a];
+}
+
+eval_mem eval_stage_mem(const eval_result *r, int i)
+{
+	return span_stage_mem(r, eval_span_of(r, i), i);
+}
+
+
+eval_stage_time eval_stage_time_of(const eval_result *r, int i)
+{
+	return eval_span_of(r, i)->st;
 }
 
 /* The first marked stage after st (p if none): eight marks at a time, since most stages of
@@ -270,20 +287,28 @@ static void first_of_shape(const stage_env *e, int st, const stage_cost *sc, sta
  * up to 48.8 stage times. */
 static eval_stage_time pace_of(const strategy_t *s, int p, const stage_totals *t, const eval_result *r)
 {
-	eval_stage_time ss = r->st[t->slow];
+	eval_stage_time ss = *t->slow_st;
 	if (s->schedule != SCHED_DUALPIPE || p < 2)
 		return ss;
-	int best = 0;
+	/* the pairs (d, p-1-d) in order of d, one per pair of spans they meet: the sum is the
+	 * same for every d of such a stretch, and the first d of the largest wins */
+	const eval_stage_time *a = NULL, *z = NULL;
 	double most = -1;
-	for (int d = 0; d < p / 2; d++) {
-		const eval_stage_time *a = &r->st[d], *z = &r->st[p - 1 - d];
-		double T = a->fwd + a->bwd + z->fwd + z->bwd;
+	for (int d = 0, i = 0, j = r->nspans - 1; d < p / 2;) {
+		while (r->span[i].hi <= d)
+			i++;
+		while (r->span[j].lo > p - 1 - d)
+			j--;
+		const eval_stage_time *u = &r->span[i].st, *w = &r->span[j].st;
+		double T = u->fwd + u->bwd + w->fwd + w->bwd;
 		if (T > most) {
 			most = T;
-			best = d;
+			a = u;
+			z = w;
 		}
+		int next = p - r->span[j].lo; /* the first d past span j's mirror */
+		d = r->span[i].hi < next ? r->span[i].hi : next;
 	}
-	const eval_stage_time *a = &r->st[best], *z = &r->st[p - 1 - best];
 	ss.fwd = (a->fwd + z->fwd) / 2;
 	ss.bwd = (a->bwd + z->bwd) / 2;
 	ss.compute = (a->compute + z->compute) / 2;
@@ -386,6 +411,9 @@ int eval_run_kinds(const model_t *m, const cluster_t *c, int devices, const stra
 	r->stages = e.p;
 	r->chunks = e.p * e.v;
 	r->microbatches = e.mb;
+	r->schedule = s->schedule;
+	r->logits = e.vc.logits;
+	r->nspans = 0;
 	r->peak_bytes = 0;
 	r->peak_stage = 0;
 	r->budget_bytes = (budget_gib > 0 ? budget_gib : eval_default_budget_gib(c)) * COST_GIB;
@@ -416,8 +444,7 @@ int eval_run_kinds(const model_t *m, const cluster_t *c, int devices, const stra
 			priced = st;
 		}
 		first_of_shape(&e, st, &sc, &t);
-		place_stage(&e, st, &sc, r, &t);
-		place_alike(&e, st, end, &sc, r, &t);
+		place_span(st, end, &sc, r, &t);
 	}
 	compose_step(&e, &t, devices, r);
 	double per_kind[MODEL_MAX_KINDS], active[MODEL_MAX_KINDS];

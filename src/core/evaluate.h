@@ -27,12 +27,27 @@ typedef struct {
 	double dp_exposed, optimizer; /* once per step */
 } eval_stage_time;
 
+/* Pipeline stages lo..hi-1 of one evaluation: they hold the same layers and cost the same
+ * per micro-batch, so they differ only in their in-flight micro-batches (the schedule's
+ * closed form in the stage index), which eval_stage_mem derives on demand. */
+typedef struct {
+	eval_mem mem;               /* activations, total and inflight: 0 (they are per stage) */
+	eval_stage_time st;         /* every stage of the span's */
+	double act;                 /* activation bytes per in-flight micro-batch */
+	int lo, hi;
+} eval_span;
+
+/* The figures of each stage are kept per span of alike stages, not per stage, so that an
+ * evaluation costs about the same at any pipeline depth: read them with eval_stage_mem and
+ * eval_stage_time_of. */
 typedef struct {
 	int valid;                  /* 0: strategy rejected, see why */
 	char why[256];
 	int stages, chunks, microbatches;
-	eval_mem mem[EVAL_MAX_STAGES];
-	eval_stage_time st[EVAL_MAX_STAGES];
+	int schedule;               /* SCHED_*: places each stage's in-flight micro-batches */
+	int nspans;                 /* spans, in stage order, covering stages 0..stages-1 */
+	double logits;              /* bytes the last stage adds for the logits and loss */
+	eval_span span[EVAL_MAX_STAGES];
 	double peak_bytes, budget_bytes;
 	int peak_stage, fits;
 	/* step time and its parts (seconds); the parts add up to step */
@@ -47,6 +62,14 @@ typedef struct {
 	double model_flops, hw_flops; /* per step, whole job */
 	double params_total, params_active;
 } eval_result;
+
+/* Memory of pipeline stage i (0 <= i < r->stages) of a valid evaluation: its span's bytes
+ * with the stage's own in-flight micro-batches, activations and total. */
+eval_mem eval_stage_mem(const eval_result *r, int i);
+/* Seconds per micro-batch of stage i (0 <= i < r->stages) of a valid evaluation. */
+eval_stage_time eval_stage_time_of(const eval_result *r, int i);
+/* The span holding stage i (0 <= i < r->stages). */
+const eval_span *eval_span_of(const eval_result *r, int i);
 
 /* What eval_result.dp (the gradient sync) runs over. With dp > 1 it is the data-parallel
  * group ("dp comm"); with one replica there is no such group, but the dense gradients are

@@ -104,7 +104,7 @@ void report_json_members(json_w *w, const plan_t *p, const eval_result *r)
 	json_int(w, "peak_stage", r->peak_stage);
 	json_arr_begin(w, "stages");
 	for (int i = 0; i < r->stages; i++) {
-		const eval_mem *m = &r->mem[i];
+		const eval_mem mi = eval_stage_mem(r, i), *m = &mi;
 		json_obj_begin(w, NULL);
 		json_int(w, "stage", i);
 		json_int(w, "layers", m->layers);
@@ -139,7 +139,7 @@ void report_json_members(json_w *w, const plan_t *p, const eval_result *r)
 	json_int(w, "slowest_stage", r->slow_stage);
 	json_arr_begin(w, "stages");
 	for (int i = 0; i < r->stages; i++) {
-		const eval_stage_time *t = &r->st[i];
+		const eval_stage_time *t = &eval_span_of(r, i)->st;
 		json_obj_begin(w, NULL);
 		json_int(w, "stage", i);
 		json_num(w, "fwd_s", t->fwd);
@@ -230,7 +230,7 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 				fprintf(f, "  ...\n");
 			continue;
 		}
-		const eval_mem *m = &r->mem[i];
+		const eval_mem mi = eval_stage_mem(r, i), *m = &mi;
 		fprintf(f, "  %5d %6d %8.2f %7.2f %7.2f %7.2f %7.2f %7.2f ", i, m->layers, m->weights / GIB,
 				m->grads / GIB, m->optimizer / GIB, m->activations / GIB, m->buffers / GIB, m->total / GIB);
 		bar(f, m->total / r->budget_bytes, 20);

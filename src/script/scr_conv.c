@@ -450,12 +450,14 @@ void scr_tbuild_init(scr_tbuild *b, lua_State *L, json_w *w)
 #define SCR_SNAP_T "strata.snapshot"
 static const char scr_lazy_mem = 'm', scr_lazy_time = 't';
 
+/* What eval_stage_mem reads of a result: its stage counts, schedule and logits here, its
+ * n spans after the head. */
 typedef struct {
-	int n, pad;
+	int n, stages, chunks, microbatches, schedule;
+	double logits;
 } scr_snap_head;
 
-static eval_mem *snap_mem(scr_snap_head *h) { return (eval_mem *)(void *)(h + 1); }
-static eval_stage_time *snap_st(scr_snap_head *h) { return (eval_stage_time *)(void *)(snap_mem(h) + h->n); }
+static eval_span *snap_span(scr_snap_head *h) { return (eval_span *)(void *)(h + 1); }
 
 /* Sink that forwards to a builder, except for the parts it is told to leave out or pick. */
 typedef struct {
@@ -581,13 +583,12 @@ static void rs_walk(lua_State *L, const plan_t *p, const eval_result *r, const c
 
 void scr_push_report_lazy(lua_State *L, const plan_t *p, const eval_result *r)
 {
-	int n = r->valid ? r->stages : 0;
+	int n = r->valid ? r->nspans : 0;
 	if (n < 0 || n > EVAL_MAX_STAGES)
 		n = 0;
-	scr_snap_head *h = lua_newuserdatauv(L, sizeof *h + (size_t)n * (sizeof(eval_mem) + sizeof(eval_stage_time)), 0);
-	h->n = n;
-	memcpy(snap_mem(h), r->mem, (size_t)n * sizeof(eval_mem));
-	memcpy(snap_st(h), r->st, (size_t)n * sizeof(eval_stage_time));
+	scr_snap_head *h = lua_newuserdatauv(L, sizeof *h + (size_t)n * sizeof(eval_span), 0);
+	*h = (scr_snap_head){n, n ? r->stages : 0, r->chunks, r->microbatches, r->schedule, r->logits};
+	memcpy(snap_span(h), r->span, (size_t)n * sizeof(eval_span));
 	luaL_setmetatable(L, SCR_SNAP_T);
 	int snap = lua_gettop(L);
 	lua_rawgetp(L, LUA_REGISTRYINDEX, &scr_lazy_mem);
@@ -635,10 +636,14 @@ static void scr_lazy_fill(lua_State *L, int t)
 	eval_result *r = lua_newuserdatauv(L, sizeof *r, 0);
 	memset(r, 0, sizeof *r);
 	r->valid = 1;
-	r->stages = h->n;
+	r->stages = h->stages;
+	r->chunks = h->chunks;
+	r->microbatches = h->microbatches;
+	r->schedule = h->schedule;
+	r->logits = h->logits;
+	r->nspans = h->n;
 	r->step = 1;
-	memcpy(r->mem, snap_mem(h), (size_t)h->n * sizeof(eval_mem));
-	memcpy(r->st, snap_st(h), (size_t)h->n * sizeof(eval_stage_time));
+	memcpy(r->span, snap_span(h), (size_t)h->n * sizeof(eval_span));
 	plan_t *p = lua_newuserdatauv(L, sizeof *p, 0);
 	memset(p, 0, sizeof *p);
 	p->devices = 1;

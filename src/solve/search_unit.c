@@ -310,14 +310,14 @@ static int score(search_worker *w, const strategy_t *s, int ui, int *zero_checke
 		*zero_checked = 1;
 		double sum = 0;
 		for (int st = 0; st < r->stages; st++)
-			sum += static_bytes(&r->mem[st]);
+			sum += static_bytes(&eval_span_of(r, st)->mem);
 		if (sum / (r->stages * (s->schedule == SCHED_DUALPIPE ? 2.0 : 1.0)) > sp->budget)
 			return 3;
 	}
 	if (!*sv_checked) {
 		*sv_checked = 1;
 		for (int st = 0; st < r->stages; st++)
-			if (static_bytes(&r->mem[st]) > sp->budget)
+			if (static_bytes(&eval_span_of(r, st)->mem) > sp->budget)
 				return 2;
 	}
 	if (!r->fits)

@@ -88,7 +88,7 @@ void tui_pane_memory(tui_app *a, tui_rect r)
 	int bcol = (int)lround(budget * scale);
 	for (int i = 0; i < nrows; i++) {
 		int y = r.y + 1 + i, s = rows[i];
-		const eval_mem *m = &res->mem[s];
+		const eval_mem ms = eval_stage_mem(res, s), *m = &ms;
 		tui_textf(y, r.x, label, a->attr[s == res->peak_stage ? ROLE_VALUE : ROLE_LABEL], " s%-3d", s);
 		stage_bar(a, y, r.x + label, bw, m, scale, bcol);
 		int x = r.x + label + bw + 1;

@@ -40,9 +40,10 @@ static void simulate(tui_app *a, int lanew)
 	const eval_result *r = a->res;
 	double f[EVAL_MAX_STAGES], b[EVAL_MAX_STAGES], w[EVAL_MAX_STAGES];
 	for (int i = 0; i < r->stages; i++) {
-		f[i] = r->st[i].fwd;
-		b[i] = r->st[i].bwd;
-		w[i] = r->st[i].wgrad;
+		const eval_stage_time *t = &eval_span_of(r, i)->st;
+		f[i] = t->fwd;
+		b[i] = t->bwd;
+		w[i] = t->wgrad;
 	}
 	/* the schedule of the shown result: the last valid one when the current is invalid */
 	tl_spec sp = {a->res_sched, r->stages, a->res_vpp, 0, f, b, w};

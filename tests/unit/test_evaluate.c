@@ -312,7 +312,7 @@ static void test_opt_dtypes(void)
 		double fixed = c.eff.step_ms * 1e-3;
 		CHECK_NEAR((rb.optimizer - fixed) / (ra.optimizer - fixed), 24.0 / 34.0, 1e-9,
 				"opt: the bf16-moment step streams 24/34 of the bytes");
-		CHECK_NEAR(ra.mem[0].optimizer - rb.mem[0].optimizer, model_total_params(&m, false) * 6 / 8, 1e-6,
+		CHECK_NEAR(eval_stage_mem(&ra, 0).optimizer - eval_stage_mem(&rb, 0).optimizer, model_total_params(&m, false) * 6 / 8, 1e-6,
 				"opt: bf16 moments save 6/d B per parameter of the model");
 	}
 }
@@ -329,34 +329,34 @@ static void test_zero(void)
 
 	s.zero = 0;
 	if (!run(&m, &c, 8, &s, 1e5, &res, "zero0")) {
-		CHECK_NEAR(res.mem[0].weights, 2 * P, 1e-6, "zero0: weights 2 B/param");
-		CHECK_NEAR(res.mem[0].grads, 4 * P, 1e-6, "zero0: gradients 4 B/param");
-		CHECK_NEAR(res.mem[0].optimizer, 12 * P, 1e-6, "zero0: optimizer 12 B/param");
+		CHECK_NEAR(eval_stage_mem(&res, 0).weights, 2 * P, 1e-6, "zero0: weights 2 B/param");
+		CHECK_NEAR(eval_stage_mem(&res, 0).grads, 4 * P, 1e-6, "zero0: gradients 4 B/param");
+		CHECK_NEAR(eval_stage_mem(&res, 0).optimizer, 12 * P, 1e-6, "zero0: optimizer 12 B/param");
 	}
 	s.zero = 1;
 	if (!run(&m, &c, 8, &s, 1e5, &res, "zero1")) {
-		CHECK_NEAR(res.mem[0].weights, 2 * P, 1e-6, "zero1: weights 2 B/param");
-		CHECK_NEAR(res.mem[0].grads, 4 * P, 1e-6, "zero1: gradients 4 B/param");
-		CHECK_NEAR(res.mem[0].optimizer, 12 * P / 8, 1e-6, "zero1: optimizer 12/d B/param (d=8)");
+		CHECK_NEAR(eval_stage_mem(&res, 0).weights, 2 * P, 1e-6, "zero1: weights 2 B/param");
+		CHECK_NEAR(eval_stage_mem(&res, 0).grads, 4 * P, 1e-6, "zero1: gradients 4 B/param");
+		CHECK_NEAR(eval_stage_mem(&res, 0).optimizer, 12 * P / 8, 1e-6, "zero1: optimizer 12/d B/param (d=8)");
 	}
 	s.zero = 2;
 	if (!run(&m, &c, 8, &s, 1e5, &res, "zero2")) {
-		CHECK_NEAR(res.mem[0].grads, 4 * P / 8, 1e-6, "zero2: gradients 4/d B/param");
-		CHECK_NEAR(res.mem[0].optimizer, 12 * P / 8, 1e-6, "zero2: optimizer 12/d B/param");
+		CHECK_NEAR(eval_stage_mem(&res, 0).grads, 4 * P / 8, 1e-6, "zero2: gradients 4/d B/param");
+		CHECK_NEAR(eval_stage_mem(&res, 0).optimizer, 12 * P / 8, 1e-6, "zero2: optimizer 12/d B/param");
 	}
 	s.zero = 3;
 	if (!run(&m, &c, 8, &s, 1e5, &res, "zero3 d=8")) {
-		const eval_mem *e = &res.mem[0];
+		const eval_mem e0 = eval_stage_mem(&res, 0), *e = &e0;
 		CHECK_NEAR(e->weights + e->grads + e->optimizer, 16 * P / 8, 1e-6,
 				"zero3: all model states 16/d B/param (d=8)");
 		/* doubling dp halves every model-state component */
 		strategy_t s16 = strat(16, 1, 1, 16, 4096);
 		s16.zero = 3;
 		if (!run(&m, &c, 16, &s16, 1e5, &res2, "zero3 d=16")) {
-			CHECK_NEAR(res2.mem[0].weights, e->weights / 2, 1e-12, "zero3: weights / dp");
-			CHECK_NEAR(res2.mem[0].grads, e->grads / 2, 1e-12, "zero3: gradients / dp");
-			CHECK_NEAR(res2.mem[0].optimizer, e->optimizer / 2, 1e-12, "zero3: optimizer / dp");
-			CHECK(res2.mem[0].activations == e->activations,
+			CHECK_NEAR(eval_stage_mem(&res2, 0).weights, e->weights / 2, 1e-12, "zero3: weights / dp");
+			CHECK_NEAR(eval_stage_mem(&res2, 0).grads, e->grads / 2, 1e-12, "zero3: gradients / dp");
+			CHECK_NEAR(eval_stage_mem(&res2, 0).optimizer, e->optimizer / 2, 1e-12, "zero3: optimizer / dp");
+			CHECK(eval_stage_mem(&res2, 0).activations == e->activations,
 					"zero3: activations do not depend on dp");
 		}
 	}
@@ -365,12 +365,12 @@ static void test_zero(void)
 	s.cp = 2;
 	s.zero = 1;
 	if (!run(&m, &c, 8, &s, 1e5, &res, "zero1 cp2"))
-		CHECK_NEAR(res.mem[0].optimizer, 12 * P / 8, 1e-6, "zero1: optimizer sharded over dp*cp");
+		CHECK_NEAR(eval_stage_mem(&res, 0).optimizer, 12 * P / 8, 1e-6, "zero1: optimizer sharded over dp*cp");
 	/* tp = 2: matrices split, so model states nearly halve */
 	s = strat(4, 2, 1, 4, 4096);
 	s.zero = 1;
 	if (!run(&m, &c, 8, &s, 1e5, &res, "tp2")) {
-		CHECK(res.mem[0].weights < P * 2 / 2 * 1.001 && res.mem[0].weights > P * 2 / 2 * 0.999,
+		CHECK(eval_stage_mem(&res, 0).weights < P * 2 / 2 * 1.001 && eval_stage_mem(&res, 0).weights > P * 2 / 2 * 0.999,
 				"tp2: weights ~ 2P/tp (norms replicated)");
 	}
 }
@@ -388,30 +388,30 @@ static void test_schedules(void)
 	if (!run(&m, &c, 8, &s, 1e5, &res, "1f1b"))
 		return;
 	CHECK(res.microbatches == 8, "1f1b: 8 micro-batches");
-	CHECK(res.mem[0].inflight == p, "1f1b: stage 0 holds p micro-batches");
-	CHECK(res.mem[1].inflight == p - 1, "1f1b: stage 1 holds p-1");
-	CHECK(res.mem[p - 1].inflight == 1, "1f1b: last stage holds one micro-batch");
-	CHECK(res.mem[0].layers == 8 && res.mem[3].layers == 8, "1f1b: 32 layers split 8 per stage");
+	CHECK(eval_stage_mem(&res, 0).inflight == p, "1f1b: stage 0 holds p micro-batches");
+	CHECK(eval_stage_mem(&res, 1).inflight == p - 1, "1f1b: stage 1 holds p-1");
+	CHECK(eval_stage_mem(&res, p - 1).inflight == 1, "1f1b: last stage holds one micro-batch");
+	CHECK(eval_stage_mem(&res, 0).layers == 8 && eval_stage_mem(&res, 3).layers == 8, "1f1b: 32 layers split 8 per stage");
 	/* stage 0 activations: p x (8 layers x per-layer + the embedding's 8bs bytes of token ids
 	 * and loss mask); with no dropout nothing else is stored per micro-batch */
 	double act = eval_layer_activation(&m, &c, &s, 0, RC_SELECTIVE);
-	CHECK_NEAR(res.mem[0].activations, p * (8 * act + 8.0 * s.micro_batch * s.seq), 1e-12,
+	CHECK_NEAR(eval_stage_mem(&res, 0).activations, p * (8 * act + 8.0 * s.micro_batch * s.seq), 1e-12,
 			"1f1b: stage 0 activations = p x (layers x per-layer + 8bs)");
 	/* stages 1 and 2 have neither embedding nor head: exact multiples of one micro-batch */
-	CHECK_NEAR(res.mem[1].activations, 3 * 8 * act, 1e-12, "1f1b: stage 1 activations = 3 x 8 layers");
-	CHECK_NEAR(res.mem[2].activations, 2 * 8 * act, 1e-12, "1f1b: stage 2 activations = 2 x 8 layers");
+	CHECK_NEAR(eval_stage_mem(&res, 1).activations, 3 * 8 * act, 1e-12, "1f1b: stage 1 activations = 3 x 8 layers");
+	CHECK_NEAR(eval_stage_mem(&res, 2).activations, 2 * 8 * act, 1e-12, "1f1b: stage 2 activations = 2 x 8 layers");
 	CHECK(res.peak_stage == 0, "1f1b: stage 0 is the memory peak");
-	double a1f1b = res.mem[0].activations;
+	double a1f1b = eval_stage_mem(&res, 0).activations;
 
 	/* interleaved with v chunks: stage 0 holds p(1 + (p-1)/(pv)) micro-batches' worth */
 	s.schedule = SCHED_INTERLEAVED;
 	s.vpp = 2;
 	if (!run(&m, &c, 8, &s, 1e5, &res, "interleaved"))
 		return;
-	CHECK_NEAR(res.mem[0].inflight, p * (1 + (p - 1.0) / (p * 2)), 1e-12,
+	CHECK_NEAR(eval_stage_mem(&res, 0).inflight, p * (1 + (p - 1.0) / (p * 2)), 1e-12,
 			"interleaved: stage 0 factor 1 + (p-1)/(pv)");
-	CHECK(res.mem[0].activations > a1f1b, "interleaved: stage 0 holds more than 1F1B");
-	CHECK(res.chunks == 8 && res.mem[0].layers == 8, "interleaved: 8 chunks of 4 layers, 8 per stage");
+	CHECK(eval_stage_mem(&res, 0).activations > a1f1b, "interleaved: stage 0 holds more than 1F1B");
+	CHECK(res.chunks == 8 && eval_stage_mem(&res, 0).layers == 8, "interleaved: 8 chunks of 4 layers, 8 per stage");
 
 	/* GPipe keeps all m micro-batches on every stage */
 	s.schedule = SCHED_GPIPE;
@@ -420,15 +420,15 @@ static void test_schedules(void)
 		return;
 	int ok = 1;
 	for (int i = 0; i < p; i++)
-		ok &= res.mem[i].inflight == 8;
+		ok &= eval_stage_mem(&res, i).inflight == 8;
 	CHECK(ok, "gpipe: every stage holds m micro-batches");
-	CHECK_NEAR(res.mem[1].activations, 8 * 8 * act, 1e-12, "gpipe: stage 1 activations = m x 8 layers");
+	CHECK_NEAR(eval_stage_mem(&res, 1).activations, 8 * 8 * act, 1e-12, "gpipe: stage 1 activations = m x 8 layers");
 
 	/* fewer micro-batches than stages: 1F1B cannot hold more than m */
 	s = strat(2, 1, p, 4, 4096); /* 2 micro-batches */
 	if (!run(&m, &c, 8, &s, 1e5, &res, "1f1b m<p"))
 		return;
-	CHECK(res.mem[0].inflight == 2, "1f1b: in-flight capped at m when m < p");
+	CHECK(eval_stage_mem(&res, 0).inflight == 2, "1f1b: in-flight capped at m when m < p");
 }
 
 /* ---- step time composition and throughput ------------------------------------------------- */
@@ -503,7 +503,7 @@ static void test_tp_across_nodes(void)
 	strategy_t s8 = strat(4, 8, 1, 8, 4096), s16 = strat(2, 16, 1, 8, 4096);
 	if (run(&m, &c, 32, &s8, 0, &res, "tp8") || run(&m, &c, 32, &s16, 0, &res2, "tp16"))
 		return;
-	double per8 = res.st[0].tp, per16 = res2.st[0].tp; /* TP seconds per micro-batch */
+	double per8 = eval_stage_time_of(&res, 0).tp, per16 = eval_stage_time_of(&res2, 0).tp; /* TP seconds per micro-batch */
 	CHECK(per8 > 0 && per16 > per8, "tp across nodes: tp=16 costs more TP time per micro-batch than tp=8");
 	CHECK(res2.tp / res2.microbatches > res.tp / res.microbatches,
 			"tp across nodes: also in the step totals per micro-batch");
@@ -511,7 +511,7 @@ static void test_tp_across_nodes(void)
 	cluster_t big = c;
 	big.node_devices = 16;
 	if (!run(&m, &big, 32, &s16, 0, &res2, "tp16 in a 16-GPU node"))
-		CHECK(res2.st[0].tp < per16, "tp across nodes: tp=16 inside a 16-GPU node is cheaper");
+		CHECK(eval_stage_time_of(&res2, 0).tp < per16, "tp across nodes: tp=16 inside a 16-GPU node is cheaper");
 }
 
 /* ---- validity rules: each rejection names the rule that failed ----------------------------- */
@@ -585,7 +585,7 @@ static void test_invalid(void)
 	s.chunk_layers[0] = 12;
 	s.chunk_layers[1] = 20;
 	if (!run(&m, &c, 8, &s, 0, &res, "stage_layers 12/20"))
-		CHECK(res.mem[0].layers == 12 && res.mem[1].layers == 20, "stage layers: 12 + 20 used as given");
+		CHECK(eval_stage_mem(&res, 0).layers == 12 && eval_stage_mem(&res, 1).layers == 20, "stage layers: 12 + 20 used as given");
 	/* per-layer recompute ranges: full on every layer == recompute full */
 	s = strat(8, 1, 1, 8, 4096);
 	s.nranges = 1;
@@ -593,7 +593,7 @@ static void test_invalid(void)
 	strategy_t sf = strat(8, 1, 1, 8, 4096);
 	sf.recompute = RC_FULL;
 	if (!run(&m, &c, 8, &s, 0, &res, "range full") && !run(&m, &c, 8, &sf, 0, &res2, "full"))
-		CHECK_NEAR(res.mem[0].activations, res2.mem[0].activations, 1e-12,
+		CHECK_NEAR(eval_stage_mem(&res, 0).activations, eval_stage_mem(&res2, 0).activations, 1e-12,
 				"recompute ranges: [0:32] full == recompute full");
 }
 
@@ -610,7 +610,7 @@ static void test_moe(void)
 		return;
 	layer_params lp = model_layer_params(&m, 1);
 	double saved = 32 * lp.experts_routed * (1 - 1.0 / 8) * 2; /* bf16 weights */
-	CHECK_NEAR(res.mem[0].weights - res2.mem[0].weights, saved, 1e-9,
+	CHECK_NEAR(eval_stage_mem(&res, 0).weights - eval_stage_mem(&res2, 0).weights, saved, 1e-9,
 			"moe: ep=8 keeps 1/8 of the routed expert weights");
 	CHECK(res.ep == 0 && res2.ep > 0, "moe: all-to-all time only with ep > 1");
 	CHECK_NEAR(res.params_active, model_active_params(&m), 1e-12, "moe: result reports active params");
@@ -751,7 +751,7 @@ static void test_kind_width(void)
 		s3.chunk_layers[0] = (int16_t)cut[i].first;
 		s3.chunk_layers[1] = (int16_t)(56 - cut[i].first);
 		ok = run(&m, &c, 2, &s3, 0, &res, "kind width p2p") == 0;
-		CHECK(ok && res.st[0].pp == 2 * cut[i].want && res.st[1].pp == 2 * cut[i].want &&
+		CHECK(ok && eval_stage_time_of(&res, 0).pp == 2 * cut[i].want && eval_stage_time_of(&res, 1).pp == 2 * cut[i].want &&
 				ea.p2p <= cut[i].want, cut[i].name);
 	}
 	/* a middle stage of encoder layers only: its TP workspace and P2P buffers are 1024 wide
@@ -763,9 +763,9 @@ static void test_kind_width(void)
 	s4.chunk_layers[1] = 8;
 	s4.chunk_layers[2] = 40;
 	ok = eval_costs_get(&m, &c, 6, &s4, 0, &ea, why, sizeof why) == 0 && run(&m, &c, 6, &s4, 0, &res, "kind width buf") == 0;
-	CHECK(ok && res.mem[1].buffers == ea.kind[0].work + 4096.0 * 1024 * 2 + 2 * (4096.0 * 1024 * 2 / 2),
+	CHECK(ok && eval_stage_mem(&res, 1).buffers == ea.kind[0].work + 4096.0 * 1024 * 2 + 2 * (4096.0 * 1024 * 2 / 2),
 			"kind width: an encoder-only stage's buffers are 1024 wide");
-	CHECK(ok && res.mem[0].buffers == ea.kind[0].work + 4096.0 * 4096 * 2 + 2 * (4096.0 * 1024 * 2 / 2),
+	CHECK(ok && eval_stage_mem(&res, 0).buffers == ea.kind[0].work + 4096.0 * 4096 * 2 + 2 * (4096.0 * 1024 * 2 / 2),
 			"kind width: the first stage's TP workspace has the embedding's width");
 	CHECK(ok && ea.buffers == 4096.0 * 4096 * 2 + 2 * (4096.0 * 4096 * 2 / 2),
 			"kind width: eval_costs prices the stage buffers at the widest width");
@@ -884,7 +884,7 @@ static void test_framework(void)
 	l2 = l1;
 	l2.framework = FW_TORCHTITAN;
 	if (!run(&m, &c, 8, &l1, 0, &res, "megatron loss") && !run(&m, &c, 8, &l2, 0, &res2, "torchtitan loss"))
-		CHECK_NEAR(res2.mem[0].activations - res.mem[0].activations, 4.0 * 4096 * 128256, 1e-12,
+		CHECK_NEAR(eval_stage_mem(&res2, 0).activations - eval_stage_mem(&res, 0).activations, 4.0 * 4096 * 128256, 1e-12,
 				"framework: torchtitan's loss keeps 4 more bytes per logit");
 }
 

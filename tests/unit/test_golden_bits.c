@@ -81,9 +81,9 @@ static void h_timeline(uint64_t *h, const eval_result *r, int schedule, int vpp)
 {
 	double f[EVAL_MAX_STAGES], b[EVAL_MAX_STAGES], w[EVAL_MAX_STAGES];
 	for (int s = 0; s < r->stages; s++) {
-		f[s] = r->st[s].fwd;
-		b[s] = r->st[s].bwd;
-		w[s] = r->st[s].wgrad;
+		f[s] = eval_stage_time_of(r, s).fwd;
+		b[s] = eval_stage_time_of(r, s).bwd;
+		w[s] = eval_stage_time_of(r, s).wgrad;
 	}
 	tl_spec sp = {schedule, r->stages, vpp, r->microbatches, f, b, w};
 	if (tl_units(&sp) > 512)
@@ -119,8 +119,8 @@ static void h_result(uint64_t *h, const eval_result *r)
 	h_i(h, r->chunks);
 	h_i(h, r->microbatches);
 	for (int s = 0; s < r->stages; s++) {
-		const eval_mem *m = &r->mem[s];
-		const eval_stage_time *t = &r->st[s];
+		const eval_mem ms = eval_stage_mem(r, s), *m = &ms;
+		const eval_stage_time ts = eval_stage_time_of(r, s), *t = &ts;
 		double md[] = {m->weights, m->grads, m->optimizer, m->activations, m->buffers, m->total, m->inflight};
 		double td[] = {t->fwd, t->bwd, t->wgrad, t->recompute, t->compute, t->tp, t->cp, t->ep, t->pp,
 			t->dp_exposed, t->optimizer};

@@ -83,13 +83,13 @@ static void test_consistency(void)
 					x.n[model_layer_kind(m, l)][l < m->layers ? strat_layer_recompute(s, l) : s->recompute]++;
 			}
 			ilp_price_stage(&ec, m->nkinds, st, &x, &pr[st]);
-			double z3 = ev.st[st].dp_exposed; /* ZeRO-3 gathers: not in the ILP's stage time */
-			if (fabs(pr[st].f - (ev.st[st].fwd - (s->zero == 3 ? 0 : z3))) > 1e-9 * ev.st[st].fwd ||
-					fabs(pr[st].w - ev.st[st].wgrad) > 1e-9 * ev.st[st].wgrad)
+			double z3 = eval_stage_time_of(&ev, st).dp_exposed; /* ZeRO-3 gathers: not in the ILP's stage time */
+			if (fabs(pr[st].f - (eval_stage_time_of(&ev, st).fwd - (s->zero == 3 ? 0 : z3))) > 1e-9 * eval_stage_time_of(&ev, st).fwd ||
+					fabs(pr[st].w - eval_stage_time_of(&ev, st).wgrad) > 1e-9 * eval_stage_time_of(&ev, st).wgrad)
 				fmatch = s->zero == 3 ? fmatch : 0;
-			if (s->zero < 3 && fabs(pr[st].b - ev.st[st].bwd) > 1e-9 * ev.st[st].bwd)
+			if (s->zero < 3 && fabs(pr[st].b - eval_stage_time_of(&ev, st).bwd) > 1e-9 * eval_stage_time_of(&ev, st).bwd)
 				fmatch = 0;
-			if (fabs(pr[st].mem - ev.mem[st].total) > 1e-9 * ev.mem[st].total)
+			if (fabs(pr[st].mem - eval_stage_mem(&ev, st).total) > 1e-9 * eval_stage_mem(&ev, st).total)
 				mmatch = 0;
 		}
 		snprintf(name, sizeof name, "%s: memory of every stage matches eval_run", plans[i].name);
@@ -157,9 +157,9 @@ static void test_apply(void)
 	if (rc == 0 && eval_run(&plan.model, &plan.cluster, plan.devices, &s, 30, &ev2) == 0) {
 		int same = 1;
 		for (int st = 0; st < res.stages; st++)
-			same &= ev2.mem[st].layers == res.st[st].layers &&
-				fabs(ev2.mem[st].total - res.st[st].mem) <= 1e-9 * res.st[st].mem &&
-				fabs(ev2.st[st].bwd - res.st[st].bwd) <= 1e-9 * res.st[st].bwd;
+			same &= eval_stage_mem(&ev2, st).layers == res.st[st].layers &&
+				fabs(eval_stage_mem(&ev2, st).total - res.st[st].mem) <= 1e-9 * res.st[st].mem &&
+				fabs(eval_stage_time_of(&ev2, st).bwd - res.st[st].bwd) <= 1e-9 * res.st[st].bwd;
 		CHECK(same, "apply: eval_run of the applied plan has the ILP's layers, memory and time");
 		CHECK(ev2.fits, "apply: the applied plan fits its budget in eval_run");
 		CHECK_NEAR(ev2.step, res.step, 1e-3, "apply: eval_run's step is the ILP's step (within 0.1%)");
@@ -232,10 +232,10 @@ static void test_chunk_model(void)
 		if (rc == 0 && eval_run(&plan.model, &plan.cluster, plan.devices, &s, 0, &ev2) == 0) {
 			int same = 1;
 			for (int k = 0; k < res.stages; k++)
-				same &= ev2.mem[k].layers == res.st[k].layers &&
-					fabs(ev2.mem[k].total - res.st[k].mem) <= 1e-9 * res.st[k].mem &&
-					fabs(ev2.st[k].bwd - res.st[k].bwd) <= 1e-9 * res.st[k].bwd &&
-					fabs(ev2.st[k].fwd - res.st[k].fwd) <= 1e-9 * res.st[k].fwd;
+				same &= eval_stage_mem(&ev2, k).layers == res.st[k].layers &&
+					fabs(eval_stage_mem(&ev2, k).total - res.st[k].mem) <= 1e-9 * res.st[k].mem &&
+					fabs(eval_stage_time_of(&ev2, k).bwd - res.st[k].bwd) <= 1e-9 * res.st[k].bwd &&
+					fabs(eval_stage_time_of(&ev2, k).fwd - res.st[k].fwd) <= 1e-9 * res.st[k].fwd;
 			snprintf(name, sizeof name, "chunk model: deepseek-v3 pp%d vpp%d eval_run has the ILP's layers, memory and time",
 					s.pp, s.vpp);
 			CHECK(same, name);

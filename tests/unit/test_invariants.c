@@ -81,7 +81,7 @@ static double acts_max(const eval_result *r)
 {
 	double a = 0;
 	for (int st = 0; st < r->stages; st++)
-		a = fmax(a, r->mem[st].activations);
+		a = fmax(a, eval_stage_mem(r, st).activations);
 	return a;
 }
 
@@ -89,7 +89,7 @@ static double states_max(const eval_result *r)
 {
 	double a = 0;
 	for (int st = 0; st < r->stages; st++)
-		a = fmax(a, r->mem[st].weights + r->mem[st].grads + r->mem[st].optimizer);
+		a = fmax(a, eval_stage_mem(r, st).weights + eval_stage_mem(r, st).grads + eval_stage_mem(r, st).optimizer);
 	return a;
 }
 
@@ -187,9 +187,9 @@ static int conserved(const strategy_t *s, const eval_result *r, double *busy_err
 	int p = r->stages, m = r->microbatches;
 	double tmax = 0, imb = 0, wsum = 0;
 	for (int i = 0; i < p; i++) {
-		f[i] = r->st[i].fwd;
-		b[i] = r->st[i].bwd;
-		w[i] = r->st[i].wgrad;
+		f[i] = eval_stage_time_of(r, i).fwd;
+		b[i] = eval_stage_time_of(r, i).bwd;
+		w[i] = eval_stage_time_of(r, i).wgrad;
 		wsum += w[i];
 		tmax = fmax(tmax, f[i] + b[i]);
 	}
@@ -211,7 +211,7 @@ static int conserved(const strategy_t *s, const eval_result *r, double *busy_err
 	double win = 0;
 	*busy_err = 0;
 	for (int d = 0; d < p; d++) {
-		const eval_stage_time *a = &r->st[d], *z = &r->st[p - 1 - d];
+		const eval_stage_time *a = &eval_span_of(r, d)->st, *z = &eval_span_of(r, p - 1 - d)->st;
 		double parts = a->compute + a->recompute + a->tp + a->cp + a->ep + a->pp + a->dp_exposed;
 		double zparts = z->compute + z->recompute + z->tp + z->cp + z->ep + z->pp + z->dp_exposed;
 		double want = s->schedule == SCHED_DUALPIPE && p > 1 ? m / 2.0 * (parts + zparts) : m * parts;
@@ -353,8 +353,8 @@ static int finite_ok(const eval_result *r)
 	for (size_t q = 0; q < sizeof f / sizeof f[0]; q++)
 		ok = ok && isfinite(f[q]) && f[q] >= 0;
 	for (int st = 0; st < r->stages; st++)
-		ok = ok && isfinite(r->mem[st].total) && r->mem[st].total >= 0 && isfinite(r->st[st].fwd) &&
-			r->st[st].fwd >= 0 && r->st[st].bwd >= 0;
+		ok = ok && isfinite(eval_stage_mem(r, st).total) && eval_stage_mem(r, st).total >= 0 && isfinite(eval_stage_time_of(r, st).fwd) &&
+			eval_stage_time_of(r, st).fwd >= 0 && eval_stage_time_of(r, st).bwd >= 0;
 	return ok;
 }
 

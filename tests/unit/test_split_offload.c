@@ -185,10 +185,10 @@ static void test_split_eval(void)
 		CHECK(0, "split eval: both plans valid");
 		return;
 	}
-	CHECK(ra.mem[0].layers == 8 && rb.mem[0].layers == 7 && rb.mem[1].layers == 9 && rb.mem[3].layers == 7,
+	CHECK(eval_stage_mem(&ra, 0).layers == 8 && eval_stage_mem(&rb, 0).layers == 7 && eval_stage_mem(&rb, 1).layers == 9 && eval_stage_mem(&rb, 3).layers == 7,
 			"split eval: stages hold 7 9 9 7 layers");
 	/* stage 1 has no embedding: its weights scale with its layers, 9/8 of the even one's */
-	CHECK_NEAR(rb.mem[1].weights / ra.mem[1].weights, 9.0 / 8.0, 1e-12, "split eval: stage 1 weights x 9/8");
+	CHECK_NEAR(eval_stage_mem(&rb, 1).weights / eval_stage_mem(&ra, 1).weights, 9.0 / 8.0, 1e-12, "split eval: stage 1 weights x 9/8");
 	/* the framework table: Megatron and torchtitan run counts, DeepSpeed refuses them */
 	char buf[80];
 	fw_runners(&b, &m, buf, sizeof buf);
@@ -273,10 +273,10 @@ static void test_offload_time(void)
 		CHECK(0, "offload eval: both plans valid");
 		return;
 	}
-	CHECK(ra.mem[0].optimizer > 0 && rb.mem[0].optimizer == 0, "offload eval: no optimizer state on the device");
+	CHECK(eval_stage_mem(&ra, 0).optimizer > 0 && eval_stage_mem(&rb, 0).optimizer == 0, "offload eval: no optimizer state on the device");
 	/* the host's Adam over the stage's P/8 parameters (its 16-bit weights / 2 / 8) at
 	 * 30 B / 50 GB/s dominates the copies */
-	double shard = ra.mem[0].weights / 2 / 8;
+	double shard = eval_stage_mem(&ra, 0).weights / 2 / 8;
 	CHECK_NEAR(rb.optimizer - c.eff.step_ms * 1e-3, shard * 30 / 50e9, 1e-9,
 			"offload eval: the optimizer phase is the host's Adam, P/8 x 30 B / 50 GB/s");
 }
@@ -297,11 +297,11 @@ static void test_act_offload(void)
 	/* 16 of 32 layers leave: the stage keeps half its layers' activations (one micro-batch
 	 * in flight without a pipeline) */
 	double layer = eval_layer_activation(&m, &c, &a, 0, RC_NONE);
-	CHECK_NEAR(ra.mem[0].activations - rb.mem[0].activations, 16 * layer, 1e-3,
+	CHECK_NEAR(eval_stage_mem(&ra, 0).activations - eval_stage_mem(&rb, 0).activations, 16 * layer, 1e-3,
 			"act offload: 16 layers' activations leave the device");
 	/* a layer's copy (its activations over 25 GB/s) against its forward and backward: the
 	 * exposed part, 16 layers x micro-batches, is booked as host and in comm_exposed */
-	double copy = layer / 25e9, fl = ra.st[0].fwd / 32, bl = ra.st[0].bwd / 32;
+	double copy = layer / 25e9, fl = eval_stage_time_of(&ra, 0).fwd / 32, bl = eval_stage_time_of(&ra, 0).bwd / 32;
 	double want = ra.microbatches * 16 * ((copy > fl ? copy - fl : 0) + (copy > bl ? copy - bl : 0));
 	CHECK_NEAR(rb.host, want, 1e-4 * (want + 1e-6), "act offload: exposed copies = 16 x (copy - layer time)+");
 	CHECK_NEAR(rb.comm_exposed, rb.tp + rb.cp + rb.ep + rb.pp + rb.dp + rb.host, 1e-12,

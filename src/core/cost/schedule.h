@@ -19,17 +19,23 @@
  * number of chunks per device the schedule interleaves (vpp for interleaved, else 1). */
 static inline int sched_limit(int schedule, int p, int chunks, int m, int d, int path);
 /* Micro-batches (in units of one stage's per-micro-batch activations) that stage `stage`
- * holds at its peak under s with m micro-batches per step. */
+ * holds at its peak under s with m micro-batches per step. Under every schedule it never
+ * grows with the stage index (p - s, 2(p - s) - 1, the interleaved warm-up, or a constant:
+ * GPipe's m, ZB-V's p, DualPipe's p + 1), so among stages that hold the same layers the
+ * first holds the most; the evaluation reads each span's peak there (test_evaluate). */
 static inline double sched_inflight(const strategy_t *s, int stage, int m);
-/* sched_inflight of stages lo..hi-1 into out[lo..hi), the same numbers: the schedule is
- * looked at once, not per stage. */
-static inline void sched_inflight_run(const strategy_t *s, int lo, int hi, int m, double *out);
 /* What the bubble reads of the stages' per-micro-batch times: the sum and the largest of
  * T = F + B, the largest F and the largest B (GPipe's two phases are paced apart), and the
  * mean forward, backward (with wgrad) and weight-gradient times per stage. */
 typedef struct {
 	double tsum, tmax, fmax, bmax, fa, ba, wa;
 } sched_times;
+/* 1 when sched_bubble reads the mean forward, backward and weight-gradient times (fa, ba,
+ * wa): the zero-bubble schedules and DualPipe; the others read T's sum and maxima only. */
+static inline int sched_reads_means(int schedule)
+{
+	return schedule == SCHED_ZBH1 || schedule == SCHED_ZBH2 || schedule == SCHED_ZBV || schedule == SCHED_DUALPIPE;
+}
 /* The step less m times the slowest stage's T with m micro-batches: warm-up, cool-down and
  * (GPipe) the two phases' separate pacing. 0 with one stage. */
 double sched_bubble(const strategy_t *s, int m, const sched_times *t);
@@ -54,7 +60,7 @@ static inline int sched_limit(int schedule, int p, int chunks, int m, int d, int
 	}
 }
 
-/* sched_inflight for a schedule given apart, so that sched_inflight_run can fold it. */
+/* sched_inflight for a schedule given apart (the evaluation keeps the schedule, not s). */
 static inline double sched_inflight_of(int schedule, int p, int v, int stage, int m)
 {
 	double n;
@@ -86,27 +92,6 @@ static inline double sched_inflight_of(int schedule, int p, int v, int stage, in
 static inline double sched_inflight(const strategy_t *s, int stage, int m)
 {
 	return sched_inflight_of(s->schedule, s->pp, s->vpp, stage, m);
-}
-
-/* sched_inflight_of of stages lo..hi-1 into out; inlined with a constant schedule, its
- * switch folds away. */
-static inline void sched_fill(int schedule, int p, int v, int lo, int hi, int m, double *out)
-{
-	for (int st = lo; st < hi; st++)
-		out[st] = sched_inflight_of(schedule, p, v, st, m);
-}
-
-static inline void sched_inflight_run(const strategy_t *s, int lo, int hi, int m, double *out)
-{
-	int p = s->pp, v = s->vpp;
-	switch (s->schedule) {
-	case SCHED_GPIPE: sched_fill(SCHED_GPIPE, p, v, lo, hi, m, out); break;
-	case SCHED_INTERLEAVED: sched_fill(SCHED_INTERLEAVED, p, v, lo, hi, m, out); break;
-	case SCHED_ZBH2: sched_fill(SCHED_ZBH2, p, v, lo, hi, m, out); break;
-	case SCHED_ZBV: sched_fill(SCHED_ZBV, p, v, lo, hi, m, out); break;
-	case SCHED_DUALPIPE: sched_fill(SCHED_DUALPIPE, p, v, lo, hi, m, out); break;
-	default: sched_fill(SCHED_1F1B, p, v, lo, hi, m, out); break; /* 1F1B, ZB-H1 */
-	}
 }
 
 #endif
