@@ -29,7 +29,7 @@ static double stage0(const strategy_t *s, eval_result *r)
 {
 	if (eval_run(&plan.model, &plan.cluster, plan.devices, s, 1e6, r) || !r->valid)
 		return -1;
-	return r->mem[0].total;
+	return eval_stage_mem(r, 0).total;
 }
 
 /* Load plan text; 0, or -1 after a failed check named what. */
@@ -93,7 +93,7 @@ static void test_fp8_cache(void)
 	strategy_t a = plan.strategy, b = a;
 	b.fp8_cache = FP8C_DEEPSEEK;
 	CHECK_NEAR(saved(&a, &b, "fp8 cache: both plans evaluate"), 17498112.0, 1e-3, "fp8 cache: DeepSeek-V3's caching saves the hand-counted bytes");
-	CHECK(rb.st[0].bwd > ra.st[0].bwd, "fp8 cache: the recomputed SwiGLU output costs backward time");
+	CHECK(eval_stage_time_of(&rb, 0).bwd > eval_stage_time_of(&ra, 0).bwd, "fp8 cache: the recomputed SwiGLU output costs backward time");
 	char why[300];
 	CHECK(strat_validate(&b, &plan.model, &plan.cluster, plan.devices, why, sizeof why) == 0,
 			"fp8 cache: an auto plan may price it (a what-if)");
