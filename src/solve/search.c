@@ -726,9 +726,11 @@ int search_explain(const search_job *job, const pin_set *pins, const search_opts
 	else
 		memset(&q, 0, sizeof q);
 	q.top = 1;
-	/* one candidate to refine, or the default four with stage pins: the best one's
-	 * framework may not be able to place the pinned layers (recomputation it cannot run) */
-	q.refine = pins && pin_needs_ilp(pins) ? 0 : 1;
+	/* one candidate to refine, or 32 with stage pins: the best ones may not be able to
+	 * place the pinned layers (a deeper pipeline than the pin's stage can take in order, or
+	 * recomputation their framework cannot run) while a slower candidate can; explaining is
+	 * rare, so it looks further than the search's default four */
+	q.refine = pins && pin_needs_ilp(pins) ? 32 : 1;
 	q.ref_step = 0;
 	q.progress = NULL;
 	char reason[SEARCH_WHY];

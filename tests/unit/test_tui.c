@@ -313,18 +313,18 @@ static void test_search(void)
 			strstr(screen, ">  1 +1 dp"), "s: columns and the first candidate selected (in validated regimes)");
 	/* issue 17: the marks of strata search (! for [unvalidated: ...], +N alike) and, under
 	 * the list, the selected candidate against the plan part by part (search --compare) */
-	CHECK(strstr(screen, "\n   5!+1 dp8 tp2 pp4 vpp8 cp8") != NULL,
+	CHECK(strstr(screen, "\n   8!+1 dp8 tp2 pp4 vpp8 cp8") != NULL,
 			"s: a row with a merged twin, in a regime not validated, is marked ! and +1");
 	CHECK(strstr(screen, " #1 vs the plan: step ") && strstr(screen, "tok/s) - peak ") &&
 			strstr(screen, "\n compute -") && strstr(screen, " bubble -") && strstr(screen, " tp comm -") &&
 			strstr(screen, " optimizer "), "s: the selected candidate's step and peak against the plan, part by part");
-	play("sjjjj", screen);
-	if (!CHECK(strstr(screen, " #5 vs the plan: ") && strstr(screen, "\n ! unvalidated: short-context cp, cp 8 (1024 tokens a rank) - +1 alike: ") &&
+	play("sjjjjjjj", screen);
+	if (!CHECK(strstr(screen, " #8 vs the plan: ") && strstr(screen, "\n ! unvalidated: short-context cp, cp 8 (1024 tokens a rank) - +1 alike: ") &&
 			strstr(screen, "+1 alike: dp4 tp2") != NULL,
-			"s: moving selects #5: its comparison, its regime spelt out and the strategy merged into it"))
+			"s: moving selects #8: its comparison, its regime spelt out and the strategy merged into it"))
 		printf("%s", screen);
-	play("sjjjjjj", screen);
-	if (!CHECK(strstr(screen, " #7 vs the plan: ") && strstr(screen, "\n validated regimes - +1 alike: dp16 tp2"),
+	play("sjjjj", screen);
+	if (!CHECK(strstr(screen, " #5 vs the plan: ") && strstr(screen, "\n validated regimes - +0 alike"),
 			"s: a row in validated regimes says so"))
 		printf("%s", screen);
 	play("s\r", screen);
