@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/help.h"
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: strata export [PLAN.yaml] [options] --to %s [-o FILE] [--approximate]\n"
@@ -74,7 +76,7 @@ int cmd_export(int argc, char **argv, const paths_t *paths)
 		int missing = 0;
 		const char *v;
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
+			cli_help("export", stdout); /* every option with its default, from help.c's table */
 			free(rest);
 			return 0;
 		}

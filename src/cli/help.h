@@ -22,7 +22,7 @@ typedef struct {
 /* The option table and its length. */
 const cli_optdoc *cli_optdocs(int *n);
 /* Print `strata CMD --help` ("explorer" for the bare `strata`) to f; 0, or -1 for a
- * command with no entry (export and run print their own). */
+ * command with no entry (run prints its own). */
 int cli_help(const char *cmd, FILE *f);
 
 #define CLI_NCOMMANDS 7

@@ -26,7 +26,7 @@ done
 out_has "search --help: the default of --top" "candidates listed [10]"
 out_has "search --help: the default of --time-limit" "[500]"
 
-for cmd in eval search ilp validate; do
+for cmd in eval search ilp export validate; do
     st "$cmd" --help
     expect_rc "$cmd --help: exit 0" 0
     out_has "$cmd --help: its usage" "usage: strata $cmd"
@@ -43,6 +43,11 @@ for cmd in eval search ilp validate; do
     done
     check "$cmd --help: all $n listed options are taken by the parser${bad:+ (refused:$bad)}" [ -z "$bad" ] && [ "$n" -ge 2 ]
 done
+st export --help
+for o in --to --output --approximate --tp --pp --zero --framework --first-stage-layers --optimizer-offload; do
+    out_has "export --help lists $o (the plan options too, with their defaults)" "$o"
+done
+out_has "export --help: a default in brackets" "[devices/(tp*pp*cp)]"
 st presets --help
 expect_rc "presets --help: exit 0" 0
 out_has "presets --help: its usage" "usage: strata presets"
