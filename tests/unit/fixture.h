@@ -20,4 +20,10 @@ uint32_t fixture_rnd(uint64_t *state, uint32_t n);
  * count. */
 int fixture_presets(const paths_t *paths, const char *kind, char (*names)[128], int max);
 
+/* An A100-80GB-like cluster of 8-GPU nodes (312 TFLOP/s, 300 GB/s NVLink, 25 GB/s NICs
+ * with 5 us latency) with every efficiency constant fixed, so a recalibration of the presets
+ * cannot move the figures a test compares; no SM count (the GEMM roll-off of the smallest
+ * dimension) and default host links. */
+cluster_t fixture_cluster(void);
+
 #endif

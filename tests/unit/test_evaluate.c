@@ -6,6 +6,7 @@
  * The cluster is built here with an explicit efficiency block, so recalibrating the cluster
  * presets cannot change any number these tests compare exactly. */
 #include "check.h"
+#include "fixture.h"
 #include "core/cluster.h"
 #include "core/cost/comm.h"
 #include "core/cost/memory.h"
@@ -25,26 +26,7 @@ static eval_result res, res2; /* large: keep them off the stack */
 /* An A100-80GB-like cluster of 8-GPU nodes with every efficiency constant fixed. */
 static cluster_t fixed_cluster(void)
 {
-	cluster_t c;
-	memset(&c, 0, sizeof c);
-	snprintf(c.name, sizeof c.name, "fixed test cluster");
-	snprintf(c.device, sizeof c.device, "TEST-80GB");
-	c.mem_gib = 80;
-	c.peak_tflops[PREC_BF16] = 312;
-	c.peak_tflops[PREC_FP16] = 312;
-	c.peak_tflops[PREC_FP8] = 0;
-	c.hbm_gbps = 2039;
-	c.node_devices = 8;
-	c.node_gbps = 300;
-	c.net_gbps = 25;
-	c.net_lat_us = 5;
-	c.eff = (cluster_eff){
-		.gemm = 0.6, .gemm_half = 64, .fp8_gemm = 0.4, .flash = 0.4, .grouped_gemm = 0.7,
-		.hbm = 0.7, .coll_intra = 0.8, .coll_inter = 0.8, .dp_overlap = 0.8, .tp_overlap = 0.6,
-		.layer_us = 20, .reserve_gib = 4, .context_gib = 0.6, .alloc_frag = 0.08,
-	};
-	c.eff_set = 1;
-	return c;
+	return fixture_cluster();
 }
 
 static void build(model_t *m, const model_config *c)

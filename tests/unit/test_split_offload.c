@@ -3,6 +3,7 @@
  * CPU offload of the optimizer and of activations (core/cost/memory.c, dp.c, stage.c, the
  * framework tables). Every figure is computed by hand in the comment above its check. */
 #include "check.h"
+#include "fixture.h"
 #include "core/cluster.h"
 #include "core/cost/context.h"
 #include "core/cost/dp.h"
@@ -20,25 +21,10 @@ static eval_result ra, rb; /* large: keep them off the stack */
 /* An A100-like cluster with every constant fixed, and round host figures. */
 static cluster_t test_cluster(void)
 {
-	cluster_t c;
-	memset(&c, 0, sizeof c);
+	cluster_t c = fixture_cluster();
 	snprintf(c.name, sizeof c.name, "split/offload test cluster");
-	snprintf(c.device, sizeof c.device, "TEST-80GB");
-	c.mem_gib = 80;
-	c.peak_tflops[PREC_BF16] = c.peak_tflops[PREC_FP16] = 312;
-	c.hbm_gbps = 2039;
-	c.node_devices = 8;
-	c.node_gbps = 300;
-	c.net_gbps = 25;
-	c.net_lat_us = 5;
 	c.host_gbps = 25;
 	c.host_mem_gbps = 50;
-	c.eff = (cluster_eff){
-		.gemm = 0.6, .gemm_half = 64, .fp8_gemm = 0.4, .flash = 0.4, .grouped_gemm = 0.7,
-		.hbm = 0.7, .coll_intra = 0.8, .coll_inter = 0.8, .dp_overlap = 0.8, .tp_overlap = 0.6,
-		.layer_us = 20, .reserve_gib = 4, .context_gib = 0.6, .alloc_frag = 0.08,
-	};
-	c.eff_set = 1;
 	return c;
 }
 

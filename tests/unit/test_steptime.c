@@ -4,6 +4,7 @@
  * by hand in the comment beside it, on a cluster whose constants are fixed here (so a
  * recalibration of the presets cannot move them). */
 #include "check.h"
+#include "fixture.h"
 #include "core/cluster.h"
 #include "core/cost/context.h"
 #include "core/cost/compute.h"
@@ -20,25 +21,9 @@
  * 25 GB/s (x 0.8) NICs with 5 us latency. */
 static cluster_t fixed_cluster(void)
 {
-	cluster_t c;
-	memset(&c, 0, sizeof c);
-	snprintf(c.name, sizeof c.name, "fixed test cluster");
-	snprintf(c.device, sizeof c.device, "TEST-80GB");
-	c.mem_gib = 80;
-	c.peak_tflops[PREC_BF16] = 312;
-	c.peak_tflops[PREC_FP16] = 312;
-	c.hbm_gbps = 2039;
+	cluster_t c = fixture_cluster();
 	c.sms = 108;
-	c.node_devices = 8;
-	c.node_gbps = 300;
-	c.net_gbps = 25;
-	c.net_lat_us = 5;
-	c.eff = (cluster_eff){
-		.gemm = 0.6, .gemm_half = 64, .fp8_gemm = 0.4, .flash = 0.4, .grouped_gemm = 0.7,
-		.hbm = 0.7, .coll_intra = 0.8, .coll_inter = 0.8, .dp_overlap = 0.8, .tp_overlap = 0,
-		.layer_us = 20, .reserve_gib = 4, .context_gib = 0.6, .alloc_frag = 0.08,
-	};
-	c.eff_set = 1;
+	c.eff.tp_overlap = 0;
 	return c;
 }
 
