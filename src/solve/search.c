@@ -119,9 +119,9 @@ static int outer(search_space *sp, int nthreads, search_result *r, search_cand *
 		w[i].unit_best.c = malloc((size_t)sp->pool * sizeof *w[i].unit_best.c);
 		w[i].col = malloc(4 * SEARCH_MAX_DIV * sizeof *w[i].col);
 		w[i].kinds = malloc(SEARCH_KINDS * sizeof *w[i].kinds);
-		w[i].kinds_s = malloc(SEARCH_KINDS * sizeof *w[i].kinds_s);
+		w[i].kinds_key = malloc(SEARCH_KINDS * sizeof *w[i].kinds_key);
 		w[i].kinds_ok = calloc(SEARCH_KINDS, 1);
-		if (!w[i].r || !w[i].heap.c || !w[i].unit_best.c || !w[i].col || !w[i].kinds || !w[i].kinds_s ||
+		if (!w[i].r || !w[i].heap.c || !w[i].unit_best.c || !w[i].col || !w[i].kinds || !w[i].kinds_key ||
 				!w[i].kinds_ok)
 			goto done;
 	}
@@ -206,7 +206,7 @@ done:
 		free(w[i].unit_best.c);
 		free(w[i].col);
 		free(w[i].kinds);
-		free(w[i].kinds_s);
+		free(w[i].kinds_key);
 		free(w[i].kinds_ok);
 	}
 	free(w);
