@@ -3,6 +3,7 @@
 #include "io/units.h"
 #include "io/text.h"
 #include "core/framework.h"
+#include "core/train_cost.h"
 
 #include <string.h>
 
@@ -154,7 +155,152 @@ void report_json_members(json_w *w, const plan_t *p, const eval_result *r)
 	json_num(w, "mfu", r->mfu);
 	json_num(w, "hfu", r->hfu);
 	json_num(w, "model_tflops_per_device", r->model_flops / r->step / p->devices / 1e12);
+	json_num(w, "tokens_per_s_per_device", r->tokens_per_s / p->devices);
 	json_obj_end(w);
+	report_cost_json(w, p, r);
+	report_expect_json(w, p, r);
+}
+
+void report_cost_json(json_w *w, const plan_t *p, const eval_result *r)
+{
+	if (!(p->train_tokens > 0))
+		return;
+	train_cost c;
+	train_cost_of(&p->cluster, p->devices, r->tokens_per_s, r->model_flops / r->step, p->train_tokens,
+			p->gpu_hour_usd, &c);
+	json_obj_begin(w, "cost");
+	json_num(w, "train_tokens", p->train_tokens);
+	json_num(w, "days", c.days);
+	json_num(w, "gpu_hours", c.gpu_hours);
+	if (c.has_usd) {
+		json_num(w, "usd", c.usd);
+		json_num(w, "usd_per_gpu_hour", p->gpu_hour_usd);
+	} else {
+		json_null(w, "usd");
+	}
+	if (c.has_energy) {
+		json_num(w, "mwh", c.mwh);
+		json_num(w, "watts_per_device", c.watts_per_device);
+		json_str(w, "power_basis", c.power_node ? "node" : "device");
+	} else {
+		json_null(w, "mwh");
+	}
+	json_obj_end(w);
+}
+
+int report_expect_rows(const plan_t *p, const eval_result *r, report_expect_row out[REPORT_EXPECT_ROWS])
+{
+	if (!p->has_expect || !r->valid)
+		return 0;
+	const plan_expect *e = &p->expect;
+	int n = 0;
+	if (e->step_time_s > 0)
+		out[n++] = (report_expect_row){"step time", "s", e->step_time_s, r->step};
+	if (e->peak_mem_gib > 0) {
+		/* the prediction in the convention the figure was published in */
+		int conv = !strcmp(e->mem_convention, "reserved") ? EVAL_MEM_RESERVED :
+				!strcmp(e->mem_convention, "nvidia-smi") ? EVAL_MEM_NVIDIA_SMI : EVAL_MEM_ALLOCATED;
+		out[n++] = (report_expect_row){conv == EVAL_MEM_RESERVED ? "peak mem (reserved)" :
+				conv == EVAL_MEM_NVIDIA_SMI ? "peak mem (nvidia-smi)" : "peak memory", "GiB", e->peak_mem_gib,
+				eval_mem_convention(&p->cluster, r->peak_bytes / GIB, conv)};
+	}
+	if (e->tokens_per_s > 0)
+		out[n++] = (report_expect_row){"tokens/s", "", e->tokens_per_s, r->tokens_per_s};
+	if (e->tflops_per_gpu > 0) {
+		double fl = !strcmp(e->tflops_convention, "hfu") ? r->hw_flops : r->model_flops;
+		out[n++] = (report_expect_row){"TFLOP/s/dev", "", e->tflops_per_gpu, fl / r->step / p->devices / 1e12};
+	}
+	if (e->mfu > 0)
+		out[n++] = (report_expect_row){"MFU", "%", 100 * e->mfu, 100 * r->mfu};
+	if (e->hfu > 0)
+		out[n++] = (report_expect_row){"HFU", "%", 100 * e->hfu, 100 * r->hfu};
+	return n;
+}
+
+void report_expect_json(json_w *w, const plan_t *p, const eval_result *r)
+{
+	report_expect_row x[REPORT_EXPECT_ROWS];
+	int n = report_expect_rows(p, r, x);
+	if (!n)
+		return;
+	json_arr_begin(w, "expect");
+	for (int i = 0; i < n; i++) {
+		json_obj_begin(w, NULL);
+		json_str(w, "figure", x[i].name);
+		json_num(w, "published", x[i].published);
+		json_num(w, "predicted", x[i].predicted);
+		json_num(w, "error", x[i].predicted / x[i].published - 1);
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+}
+
+/* v rounded to a whole number with thousands separators ("528,895"). */
+static void thousands(double v, char *out, size_t n)
+{
+	char d[48];
+	int len = snprintf(d, sizeof d, "%.0f", v);
+	size_t o = 0;
+	for (int i = 0; i < len && o + 2 < n; i++) {
+		out[o++] = d[i];
+		int k = len - i - 1;
+		if (k > 0 && k % 3 == 0 && d[i] != '-')
+			out[o++] = ',';
+	}
+	out[o] = 0;
+}
+
+/* A token count in the units people write it in ("15T", "300B"). */
+static void tokens_text(double v, char *out, size_t n)
+{
+	static const struct { double m; const char *u; } u[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
+	for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+		if (v >= u[i].m) {
+			snprintf(out, n, "%.4g%s", v / u[i].m, u[i].u);
+			return;
+		}
+	snprintf(out, n, "%.0f", v);
+}
+
+void report_cost_text(FILE *f, const plan_t *p, const eval_result *r)
+{
+	train_cost c;
+	train_cost_of(&p->cluster, p->devices, r->tokens_per_s, r->model_flops / r->step, p->train_tokens,
+			p->gpu_hour_usd, &c);
+	char rate[32], tok[32];
+	units_rate(c.tokens_per_s_dev, rate, sizeof rate);
+	fprintf(f, "per device %s tokens/s, %.1f model TFLOP/s\n", rate, c.tflops_dev);
+	if (!c.has_time)
+		return;
+	char gh[48], usd[48];
+	tokens_text(p->train_tokens, tok, sizeof tok);
+	thousands(c.gpu_hours, gh, sizeof gh);
+	fprintf(f, "run of %s tokens: %.1f days, %s GPU-hours", tok, c.days, gh);
+	if (c.has_usd) {
+		thousands(c.usd, usd, sizeof usd);
+		fprintf(f, ", $%s at $%g/GPU-hour", usd, p->gpu_hour_usd);
+	}
+	if (c.has_energy)
+		fprintf(f, ", %.1f MWh at %.0f W a device (%s)", c.mwh, c.watts_per_device,
+				c.power_node ? "node power / devices" : "device power");
+	fputc('\n', f);
+}
+
+void report_expect_text(FILE *f, const plan_t *p, const eval_result *r)
+{
+	report_expect_row x[REPORT_EXPECT_ROWS];
+	int n = report_expect_rows(p, r, x);
+	if (!n)
+		return;
+	char src[sizeof p->source];
+	if (p->source[0])
+		fprintf(f, "\npublished vs predicted (%s)\n", text_safe(src, sizeof src, p->source));
+	else
+		fprintf(f, "\npublished vs predicted\n");
+	fprintf(f, "  %-22s %12s %12s %8s\n", "", "published", "predicted", "error");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "  %-22s %12.4g %12.4g %+7.1f%%\n", x[i].name, x[i].published, x[i].predicted,
+				100 * (x[i].predicted / x[i].published - 1));
 }
 
 static void bar(FILE *f, double frac, int width)
@@ -256,6 +402,8 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 	}
 	units_rate(r->tokens_per_s, rate, sizeof rate);
 	fprintf(f, "\nthroughput %s tokens/s   MFU %.1f%%   HFU %.1f%%\n", rate, 100 * r->mfu, 100 * r->hfu);
+	report_cost_text(f, p, r);
+	report_expect_text(f, p, r);
 }
 
 int report_compare_rows(const eval_result *ref, const eval_result *c, report_diff out[REPORT_DIFF_ROWS])

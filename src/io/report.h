@@ -34,6 +34,26 @@ int report_compare_rows(const eval_result *ref, const eval_result *c, report_dif
 /* Where candidate c differs from the reference plan ref: each part of the step time, the
  * step and the peak memory, side by side (search --compare). */
 void report_compare(FILE *f, const eval_result *ref, const eval_result *c);
+/* The run's cost as the JSON object "cost" (days, gpu_hours, usd, mwh; core/train_cost.h),
+ * written only when the plan gives train_tokens; usd and mwh are null without a price or a
+ * power figure. */
+void report_cost_json(json_w *w, const plan_t *p, const eval_result *r);
+/* The per-device rates and, with train_tokens, the run's days, GPU-hours, cost and energy,
+ * as lines of the table. */
+void report_cost_text(FILE *f, const plan_t *p, const eval_result *r);
+/* A published figure of the plan's `expect:` beside the prediction in the same convention. */
+typedef struct {
+	const char *name, *unit;
+	double published, predicted;
+} report_expect_row;
+#define REPORT_EXPECT_ROWS 6
+/* The plan's expect: figures with their predictions (none without expect: or for an invalid
+ * result); returns how many. The explorer's step pane shows them too. */
+int report_expect_rows(const plan_t *p, const eval_result *r, report_expect_row out[REPORT_EXPECT_ROWS]);
+/* The "expect" array of the JSON result: figure, published, predicted, error. */
+void report_expect_json(json_w *w, const plan_t *p, const eval_result *r);
+/* The same as a table section of eval. */
+void report_expect_text(FILE *f, const plan_t *p, const eval_result *r);
 /* One CSV row. */
 void report_csv_row(FILE *f, const plan_t *p, const eval_result *r);
 /* The diagnostic for a result that does not fit: which stage, how far over the budget. */
