@@ -5,6 +5,7 @@
 #include "core/framework.h"
 #include "core/train_cost.h"
 
+#include <math.h>
 #include <string.h>
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -434,6 +435,125 @@ void report_compare(FILE *f, const eval_result *ref, const eval_result *c)
 					d[i].cand - d[i].ref);
 		else
 			fprintf(f, "  %-11s %10.4g s %10.4g s %+10.4g s\n", d[i].name, d[i].ref, d[i].cand, d[i].cand - d[i].ref);
+}
+
+static void cmp_add(report_cmp_row *out, int *n, const char *name, int unit, double a, double b)
+{
+	report_cmp_row *r = &out[(*n)++];
+	snprintf(r->name, sizeof r->name, "%s", name);
+	r->unit = unit;
+	r->a = a;
+	r->b = b;
+}
+
+int report_cmp_rows(const eval_result *a, const eval_result *b, report_cmp_row out[REPORT_CMP_ROWS])
+{
+	report_diff d[REPORT_DIFF_ROWS];
+	int nd = report_compare_rows(a, b, d), n = 0;
+	for (int i = 0; i < nd - 1; i++) /* time parts and the step; the peak below */
+		cmp_add(out, &n, d[i].name, 0, d[i].ref, d[i].cand);
+	cmp_add(out, &n, "MFU", 2, 100 * a->mfu, 100 * b->mfu);
+	cmp_add(out, &n, "tokens/s", 3, a->tokens_per_s, b->tokens_per_s);
+	cmp_add(out, &n, "peak memory", 1, a->peak_bytes / GIB, b->peak_bytes / GIB);
+	const eval_mem ma = eval_stage_mem(a, a->peak_stage), mb = eval_stage_mem(b, b->peak_stage);
+	cmp_add(out, &n, "  weights", 1, ma.weights / GIB, mb.weights / GIB);
+	cmp_add(out, &n, "  grads", 1, ma.grads / GIB, mb.grads / GIB);
+	cmp_add(out, &n, "  optimizer", 1, ma.optimizer / GIB, mb.optimizer / GIB);
+	cmp_add(out, &n, "  activations", 1, ma.activations / GIB, mb.activations / GIB);
+	cmp_add(out, &n, "  buffers", 1, ma.buffers / GIB, mb.buffers / GIB);
+	int ns = a->stages > b->stages ? a->stages : b->stages;
+	for (int i = 0; i < ns && n < REPORT_CMP_ROWS; i++) {
+		if (ns > 16 && i >= 8 && i < ns - 8)
+			continue;
+		char name[40];
+		snprintf(name, sizeof name, "stage %d", i);
+		cmp_add(out, &n, name, 1, i < a->stages ? eval_stage_mem(a, i).total / GIB : NAN,
+				i < b->stages ? eval_stage_mem(b, i).total / GIB : NAN);
+	}
+	return n;
+}
+
+static void cmp_cell(char *out, size_t n, int unit, double v)
+{
+	if (isnan(v))
+		snprintf(out, n, "-");
+	else if (unit == 0)
+		units_time(v, out, n);
+	else if (unit == 1)
+		snprintf(out, n, "%.2f GiB", v);
+	else if (unit == 2)
+		snprintf(out, n, "%.1f%%", v);
+	else
+		units_rate(v, out, n);
+}
+
+void report_cmp_table(FILE *f, const char *na, const plan_t *pa, const eval_result *a, const char *nb,
+		const plan_t *pb, const eval_result *b)
+{
+	const plan_t *pl[2] = {pa, pb};
+	const char *nm[2] = {na, nb};
+	for (int k = 0; k < 2; k++) {
+		const strategy_t *s = &pl[k]->strategy;
+		char nmb[64];
+		fprintf(f, "%s %s on %d x %s: dp=%d tp=%d pp=%d vpp=%d cp=%d ep=%d etp=%d zero=%d mbs=%d gbs=%d seq=%d %s %s\n",
+				k ? "B" : "A", text_safe(nmb, sizeof nmb, nm[k]), pl[k]->devices, pl[k]->cluster.device, s->dp, s->tp,
+				s->pp, s->vpp, s->cp, s->ep, s->etp, s->zero, s->micro_batch, s->global_batch, s->seq,
+				strat_recompute_name(s->recompute), strat_schedule_name(s->schedule));
+	}
+	report_cmp_row x[REPORT_CMP_ROWS];
+	int n = report_cmp_rows(a, b, x);
+	fprintf(f, "\n  %-16s %12s %12s %12s %8s\n", "", "A", "B", "B - A", "B / A");
+	for (int i = 0; i < n; i++) {
+		char ca[32], cb[32], cd[32];
+		cmp_cell(ca, sizeof ca, x[i].unit, x[i].a);
+		cmp_cell(cb, sizeof cb, x[i].unit, x[i].b);
+		double d = x[i].b - x[i].a;
+		if (x[i].unit == 0)
+			snprintf(cd, sizeof cd, "%+.4g s", d);
+		else
+			cmp_cell(cd, sizeof cd, x[i].unit, d);
+		if (x[i].unit != 0 && !isnan(d) && d > 0 && strlen(cd) + 1 < sizeof cd) {
+			memmove(cd + 1, cd, strlen(cd) + 1);
+			cd[0] = '+';
+		}
+		char ratio[16] = "-";
+		if (x[i].a > 0 && !isnan(x[i].b))
+			snprintf(ratio, sizeof ratio, "%.3f", x[i].b / x[i].a);
+		fprintf(f, "  %-16s %12s %12s %12s %8s\n", x[i].name, ca, cb, isnan(d) ? "-" : cd, ratio);
+	}
+}
+
+void report_cmp_json(json_w *w, const eval_result *a, const eval_result *b)
+{
+	report_cmp_row x[REPORT_CMP_ROWS];
+	int n = report_cmp_rows(a, b, x);
+	static const char *const units[] = {"s", "GiB", "%", "tokens/s"};
+	json_arr_begin(w, "compare");
+	for (int i = 0; i < n; i++) {
+		const char *nm = x[i].name;
+		while (*nm == ' ')
+			nm++;
+		json_obj_begin(w, NULL);
+		json_str(w, "name", nm);
+		json_str(w, "unit", units[x[i].unit]);
+		if (isnan(x[i].a))
+			json_null(w, "a");
+		else
+			json_num(w, "a", x[i].a);
+		if (isnan(x[i].b))
+			json_null(w, "b");
+		else
+			json_num(w, "b", x[i].b);
+		if (isnan(x[i].a) || isnan(x[i].b)) {
+			json_null(w, "delta");
+		} else {
+			json_num(w, "delta", x[i].b - x[i].a);
+			if (x[i].a > 0)
+				json_num(w, "ratio", x[i].b / x[i].a);
+		}
+		json_obj_end(w);
+	}
+	json_arr_end(w);
 }
 
 void report_csv_header(FILE *f)

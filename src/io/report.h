@@ -54,6 +54,24 @@ int report_expect_rows(const plan_t *p, const eval_result *r, report_expect_row 
 void report_expect_json(json_w *w, const plan_t *p, const eval_result *r);
 /* The same as a table section of eval. */
 void report_expect_text(FILE *f, const plan_t *p, const eval_result *r);
+/* One row of a side-by-side comparison of two plans (eval --compare, the explorer's A/B
+ * view): unit 0 seconds, 1 GiB, 2 percent, 3 tokens/s. */
+typedef struct {
+	char name[40];
+	int unit;
+	double a, b;
+} report_cmp_row;
+#define REPORT_CMP_ROWS (REPORT_DIFF_ROWS + 8 + 2 * 8)
+/* Every row of a comparison of a with b: each part of the step time, the step, MFU and
+ * tokens/s, the peak memory and its components on each side's peak stage, and the total
+ * of each stage (the first and last four of a longer pipeline). Returns how many. */
+int report_cmp_rows(const eval_result *a, const eval_result *b, report_cmp_row out[REPORT_CMP_ROWS]);
+/* The comparison as a table: the two plans' strategies, then the rows with the difference
+ * (strata eval A --compare B). na and nb name the two columns. */
+void report_cmp_table(FILE *f, const char *na, const plan_t *pa, const eval_result *a, const char *nb,
+		const plan_t *pb, const eval_result *b);
+/* The rows as the JSON array "compare" (name, unit, a, b, delta, ratio). */
+void report_cmp_json(json_w *w, const eval_result *a, const eval_result *b);
 /* One CSV row. */
 void report_csv_row(FILE *f, const plan_t *p, const eval_result *r);
 /* The diagnostic for a result that does not fit: which stage, how far over the budget. */
