@@ -508,14 +508,9 @@ void report_cmp_table(FILE *f, const char *na, const plan_t *pa, const eval_resu
 		cmp_cell(ca, sizeof ca, x[i].unit, x[i].a);
 		cmp_cell(cb, sizeof cb, x[i].unit, x[i].b);
 		double d = x[i].b - x[i].a;
-		if (x[i].unit == 0)
-			snprintf(cd, sizeof cd, "%+.4g s", d);
-		else
-			cmp_cell(cd, sizeof cd, x[i].unit, d);
-		if (x[i].unit != 0 && !isnan(d) && d > 0 && strlen(cd) + 1 < sizeof cd) {
-			memmove(cd + 1, cd, strlen(cd) + 1);
-			cd[0] = '+';
-		}
+		char mag[28];
+		cmp_cell(mag, sizeof mag, x[i].unit, fabs(d));
+		snprintf(cd, sizeof cd, "%s%s", d > 0 ? "+" : d < 0 ? "-" : "", mag);
 		char ratio[16] = "-";
 		if (x[i].a > 0 && !isnan(x[i].b))
 			snprintf(ratio, sizeof ratio, "%.3f", x[i].b / x[i].a);
