@@ -196,25 +196,26 @@ int report_expect_rows(const plan_t *p, const eval_result *r, report_expect_row 
 	const plan_expect *e = &p->expect;
 	int n = 0;
 	if (e->step_time_s > 0)
-		out[n++] = (report_expect_row){"step time", "s", e->step_time_s, r->step};
+		out[n++] = (report_expect_row){"step time", "s", e->step_time_s, r->step, ""};
 	if (e->peak_mem_gib > 0) {
 		/* the prediction in the convention the figure was published in */
 		int conv = !strcmp(e->mem_convention, "reserved") ? EVAL_MEM_RESERVED :
 				!strcmp(e->mem_convention, "nvidia-smi") ? EVAL_MEM_NVIDIA_SMI : EVAL_MEM_ALLOCATED;
-		out[n++] = (report_expect_row){conv == EVAL_MEM_RESERVED ? "peak mem (reserved)" :
-				conv == EVAL_MEM_NVIDIA_SMI ? "peak mem (nvidia-smi)" : "peak memory", "GiB", e->peak_mem_gib,
-				eval_mem_convention(&p->cluster, r->peak_bytes / GIB, conv)};
+		out[n++] = (report_expect_row){"peak memory", "GiB", e->peak_mem_gib,
+				eval_mem_convention(&p->cluster, r->peak_bytes / GIB, conv),
+				conv == EVAL_MEM_RESERVED ? "reserved" : conv == EVAL_MEM_NVIDIA_SMI ? "nvidia-smi" : ""};
 	}
 	if (e->tokens_per_s > 0)
-		out[n++] = (report_expect_row){"tokens/s", "", e->tokens_per_s, r->tokens_per_s};
+		out[n++] = (report_expect_row){"tokens/s", "", e->tokens_per_s, r->tokens_per_s, ""};
 	if (e->tflops_per_gpu > 0) {
 		double fl = !strcmp(e->tflops_convention, "hfu") ? r->hw_flops : r->model_flops;
-		out[n++] = (report_expect_row){"TFLOP/s/dev", "", e->tflops_per_gpu, fl / r->step / p->devices / 1e12};
+		out[n++] = (report_expect_row){"TFLOP/s/dev", "", e->tflops_per_gpu, fl / r->step / p->devices / 1e12, 
+				!strcmp(e->tflops_convention, "hfu") ? "hfu" : ""};
 	}
 	if (e->mfu > 0)
-		out[n++] = (report_expect_row){"MFU", "%", 100 * e->mfu, 100 * r->mfu};
+		out[n++] = (report_expect_row){"MFU", "%", 100 * e->mfu, 100 * r->mfu, ""};
 	if (e->hfu > 0)
-		out[n++] = (report_expect_row){"HFU", "%", 100 * e->hfu, 100 * r->hfu};
+		out[n++] = (report_expect_row){"HFU", "%", 100 * e->hfu, 100 * r->hfu, ""};
 	return n;
 }
 
@@ -228,6 +229,8 @@ void report_expect_json(json_w *w, const plan_t *p, const eval_result *r)
 	for (int i = 0; i < n; i++) {
 		json_obj_begin(w, NULL);
 		json_str(w, "figure", x[i].name);
+		if (x[i].note[0])
+			json_str(w, "convention", x[i].note);
 		json_num(w, "published", x[i].published);
 		json_num(w, "predicted", x[i].predicted);
 		json_num(w, "error", x[i].predicted / x[i].published - 1);
@@ -298,10 +301,13 @@ void report_expect_text(FILE *f, const plan_t *p, const eval_result *r)
 		fprintf(f, "\npublished vs predicted (%s)\n", text_safe(src, sizeof src, p->source));
 	else
 		fprintf(f, "\npublished vs predicted\n");
-	fprintf(f, "  %-22s %12s %12s %8s\n", "", "published", "predicted", "error");
-	for (int i = 0; i < n; i++)
-		fprintf(f, "  %-22s %12.4g %12.4g %+7.1f%%\n", x[i].name, x[i].published, x[i].predicted,
+	fprintf(f, "  %-26s %12s %12s %8s\n", "", "published", "predicted", "error");
+	for (int i = 0; i < n; i++) {
+		char nm[48];
+		snprintf(nm, sizeof nm, x[i].note[0] ? "%s (%s)" : "%s", x[i].name, x[i].note);
+		fprintf(f, "  %-26s %12.4g %12.4g %+7.1f%%\n", nm, x[i].published, x[i].predicted,
 				100 * (x[i].predicted / x[i].published - 1));
+	}
 }
 
 static void bar(FILE *f, double frac, int width)
@@ -549,6 +555,19 @@ void report_cmp_json(json_w *w, const eval_result *a, const eval_result *b)
 		json_obj_end(w);
 	}
 	json_arr_end(w);
+}
+
+void report_delta_text(const eval_result *prev, const eval_result *cur, char *out, size_t n)
+{
+	double ds = prev->step > 0 ? cur->step / prev->step - 1 : 0;
+	double dm = 100 * (cur->mfu - prev->mfu), dp = (cur->peak_bytes - prev->peak_bytes) / GIB;
+	if (fabs(ds) < 5e-5 && fabs(dm) < 0.05 && fabs(dp) < 0.005) {
+		snprintf(out, n, "%s", "");
+		return;
+	}
+	char t[32];
+	units_time(cur->step, t, sizeof t);
+	snprintf(out, n, "step %+.1f%% (%s), MFU %+.1f pt, peak %+.2f GiB", 100 * ds, t, dm, dp);
 }
 
 void report_csv_header(FILE *f)

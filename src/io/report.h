@@ -45,6 +45,7 @@ void report_cost_text(FILE *f, const plan_t *p, const eval_result *r);
 typedef struct {
 	const char *name, *unit;
 	double published, predicted;
+	const char *note;  /* the memory convention compared in ("nvidia-smi"), or "" */
 } report_expect_row;
 #define REPORT_EXPECT_ROWS 6
 /* The plan's expect: figures with their predictions (none without expect: or for an invalid
@@ -72,6 +73,9 @@ void report_cmp_table(FILE *f, const char *na, const plan_t *pa, const eval_resu
 		const plan_t *pb, const eval_result *b);
 /* The rows as the JSON array "compare" (name, unit, a, b, delta, ratio). */
 void report_cmp_json(json_w *w, const eval_result *a, const eval_result *b);
+/* What changed from prev to cur in a few words: "step -12.3% (5.20 s), MFU +1.2 pt, peak
+ * +3.40 GiB" (the explorer's message line after every change); "" when nothing did. */
+void report_delta_text(const eval_result *prev, const eval_result *cur, char *out, size_t n);
 /* One CSV row. */
 void report_csv_row(FILE *f, const plan_t *p, const eval_result *r);
 /* The diagnostic for a result that does not fit: which stage, how far over the budget. */

@@ -69,6 +69,8 @@ typedef struct tui_app {
 	int have_res;                 /* res holds a valid evaluation */
 	int cur_valid;                /* plan evaluates (else cur_why says why) */
 	char cur_why[256];
+	char delta[128];              /* what the last change did to step, MFU and peak (the
+	                               * message line shows it after the message); "" when none */
 	int res_sched, res_vpp;       /* schedule and vpp of the shown result */
 	int res_split;                /* the shown result has an explicit (ILP) stage split */
 	plan_t *undo;                 /* ring of TUI_UNDO plans, of this file only */

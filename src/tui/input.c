@@ -231,6 +231,7 @@ static int allowed_while_busy(tui_action act)
 static void normal_key(tui_app *a, int key)
 {
 	a->msg_kind = MSG_NONE;
+	a->delta[0] = 0;
 	a->changed = 0;
 	tui_action act = tui_key_action(key);
 	if (act != ACT_QUIT)
