@@ -254,18 +254,6 @@ static void thousands(double v, char *out, size_t n)
 	out[o] = 0;
 }
 
-/* A token count in the units people write it in ("15T", "300B"). */
-static void tokens_text(double v, char *out, size_t n)
-{
-	static const struct { double m; const char *u; } u[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
-	for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
-		if (v >= u[i].m) {
-			snprintf(out, n, "%.4g%s", v / u[i].m, u[i].u);
-			return;
-		}
-	snprintf(out, n, "%.0f", v);
-}
-
 void report_cost_text(FILE *f, const plan_t *p, const eval_result *r)
 {
 	train_cost c;
@@ -277,7 +265,7 @@ void report_cost_text(FILE *f, const plan_t *p, const eval_result *r)
 	if (!c.has_time)
 		return;
 	char gh[48], usd[48];
-	tokens_text(p->train_tokens, tok, sizeof tok);
+	units_big(p->train_tokens, 4, tok, sizeof tok);
 	thousands(c.gpu_hours, gh, sizeof gh);
 	fprintf(f, "run of %s tokens: %.1f days, %s GPU-hours", tok, c.days, gh);
 	if (c.has_usd) {

@@ -59,18 +59,6 @@ int tui_time_rows(const tui_app *a)
 }
 
 
-/* "1.32M" for money and GPU-hours: three significant figures and a unit. */
-static void short_num(double v, char *out, size_t n)
-{
-	static const struct { double m; const char *u; } u[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "k"}};
-	for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
-		if (v >= u[i].m) {
-			snprintf(out, n, "%.3g%s", v / u[i].m, u[i].u);
-			return;
-		}
-	snprintf(out, n, "%.3g", v);
-}
-
 /* Below the parts, in the rows the pane has left: the per-device rates Megatron-LM logs,
  * the run's days, GPU-hours, cost and energy (with train_tokens), and the plan's published
  * figures beside the predictions (expect:). */
@@ -89,8 +77,8 @@ static void extras(tui_app *a, tui_rect r, int y)
 				c.tflops_dev);
 	}
 	if (c.has_time && y < end) {
-		short_num(c.gpu_hours, gh, sizeof gh);
-		short_num(c.usd, usd, sizeof usd);
+		units_big(c.gpu_hours, 3, gh, sizeof gh);
+		units_big(c.usd, 3, usd, sizeof usd);
 		int n = tui_textf(y, r.x, r.w, a->attr[ROLE_LABEL], " run %.1f days %s %s GPU-h", c.days, a->g->dot, gh);
 		if (c.has_usd)
 			n += tui_textf(y, r.x + n, r.w - n, a->attr[ROLE_LABEL], " %s $%s", a->g->dot, usd);
