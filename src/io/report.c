@@ -489,7 +489,7 @@ void report_cmp_table(FILE *f, const char *na, const plan_t *pa, const eval_resu
 	for (int k = 0; k < 2; k++) {
 		const strategy_t *s = &pl[k]->strategy;
 		char nmb[64];
-		fprintf(f, "%s %s on %d x %s: dp=%d tp=%d pp=%d vpp=%d cp=%d ep=%d etp=%d zero=%d mbs=%d gbs=%d seq=%d %s %s\n",
+		fprintf(f, "%s = %s on %d x %s: dp=%d tp=%d pp=%d vpp=%d cp=%d ep=%d etp=%d zero=%d mbs=%d gbs=%d seq=%d %s %s\n",
 				k ? "B" : "A", text_safe(nmb, sizeof nmb, nm[k]), pl[k]->devices, pl[k]->cluster.device, s->dp, s->tp,
 				s->pp, s->vpp, s->cp, s->ep, s->etp, s->zero, s->micro_batch, s->global_batch, s->seq,
 				strat_recompute_name(s->recompute), strat_schedule_name(s->schedule));

@@ -63,6 +63,9 @@ void tui_app_free(tui_app *a)
 	free(a->log);
 	free(a->log_kind);
 	free(a->view_text);
+	free(a->slot[0]);
+	free(a->slot[1]);
+	a->slot[0] = a->slot[1] = NULL;
 	a->redo = a->saved = NULL;
 	a->log = NULL;
 	a->log_kind = NULL;

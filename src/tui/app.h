@@ -132,6 +132,7 @@ typedef struct tui_app {
 	char text_title_lua[160];     /* the title of the recipe's output */
 	int text_top;
 	int export_target;            /* chosen at the PROMPT_TARGET step */
+	plan_t *slot[2];              /* the plans kept in A and B (slots.c); NULL when empty */
 } tui_app;
 
 /* Allocate the app's buffers around a loaded plan (copied). 0 or -1 (out of memory). */

@@ -344,6 +344,13 @@ static void normal_key(tui_app *a, int key)
 	case ACT_QUIT:
 		tui_request_quit(a, 0);
 		break;
+	case ACT_KEEP_A:
+	case ACT_KEEP_B:
+		tui_slot_keep(a, act == ACT_KEEP_B);
+		break;
+	case ACT_COMPARE:
+		tui_slot_compare(a);
+		break;
 	default:
 		break;
 	}

@@ -19,7 +19,7 @@ tcheck "explorer: starts" wait_for "Timeline"
 check "step pane: per-device tokens/s and model TFLOP/s" eval 'screen | grep -Eq "per device [0-9.]+k? tok/s . [0-9.]+ TFLOP/s"'
 check "step pane: days, GPU-hours, cost and energy of the run" eval 'screen | grep -Eq "run [0-9.]+ days . [0-9.]+[kM]? GPU-h . \\\$[0-9.]+[kMB]? . [0-9.]+ MWh"'
 keys j l
-tcheck "a change: the message line gives step, MFU and peak deltas" wait_for "MFU"
+tcheck "a change: the message line gives step, MFU and peak deltas" wait_for "pt, peak"
 check "a change: deltas are signed" eval 'screen | tail -n 1 | grep -Eq "step [-+][0-9.]+% \\([0-9.]+ m?s\\), MFU [-+][0-9.]+ pt, peak [-+][0-9.]+ GiB"'
 keys q
 wait_exit
@@ -43,4 +43,21 @@ tui_start 100 30 -- "$case"
 tcheck "expect: explorer starts" wait_for "Timeline"
 check "expect: the step pane shows the published step time beside the model's" eval 'screen | grep -Eq "step time +[0-9.]+ s published . model [-+][0-9.]+%"'
 keys q
+wait_exit
+
+# A/B slots: keep a plan, change the current one, compare component by component
+tui_start 100 40 -- "$G/dense.yaml"
+tcheck "slots: explorer starts" wait_for "Timeline"
+keys C
+tcheck "slots: C with nothing kept says how to keep one" wait_for "a keeps the current plan in A"
+keys a
+tcheck "slots: a keeps the plan in A" wait_for "kept in A: dp 4 tp 2 pp 2"
+keys j l
+wait_for "pt, peak"
+keys C
+tcheck "slots: C shows A against the current plan" wait_for "A against the current plan"
+check "slots: the time parts, step and memory per stage side by side" eval 's=$(screen); for r in compute step MFU "peak memory" activations "stage 1"; do grep -Eq "^ *$r +[0-9]" <<<"$s" || exit 1; done'
+check "slots: both columns and the difference" eval 'screen | grep -Eq "^ +A +B +B - A +B / A" && screen | grep -q "B = current on 16"'
+keys q
+keys q q
 wait_exit
