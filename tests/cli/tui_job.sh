@@ -61,3 +61,12 @@ check "slots: both columns and the difference" eval 'screen | grep -Eq "^ +A +B 
 keys q
 keys q q
 wait_exit
+
+# the search table's "vs cur" column: each candidate's tokens/s against the plan on screen
+tui_start 120 30 -- "$G/dense.yaml"
+tcheck "vs cur: explorer starts" wait_for "Timeline"
+keys s
+tcheck "vs cur: the search table has the column" wait_for "vs cur"
+check "vs cur: the best candidate is at least as fast as the plan (+N%)" eval 'screen | grep -E "^.  1" | grep -Eq "\+[0-9]+%$"'
+keys Escape q
+wait_exit
