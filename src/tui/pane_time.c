@@ -83,7 +83,8 @@ static void extras(tui_app *a, tui_rect r, int y)
 		if (c.has_usd)
 			n += tui_textf(y, r.x + n, r.w - n, a->attr[ROLE_LABEL], " %s $%s", a->g->dot, usd);
 		if (c.has_energy)
-			tui_textf(y, r.x + n, r.w - n, a->attr[ROLE_LABEL], " %s %.3g MWh", a->g->dot, c.mwh);
+			tui_textf(y, r.x + n, r.w - n, a->attr[ROLE_LABEL], c.mwh >= 100 ? " %s %.0f MWh" : " %s %.3g MWh",
+					a->g->dot, c.mwh);
 		y++;
 	}
 	report_expect_row x[REPORT_EXPECT_ROWS];
