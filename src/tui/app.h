@@ -69,6 +69,8 @@ typedef struct tui_app {
 	int have_res;                 /* res holds a valid evaluation */
 	int cur_valid;                /* plan evaluates (else cur_why says why) */
 	char cur_why[256];
+	char delta[128];              /* what the last change did to step, MFU and peak (the
+	                               * message line shows it after the message); "" when none */
 	int res_sched, res_vpp;       /* schedule and vpp of the shown result */
 	int res_split;                /* the shown result has an explicit (ILP) stage split */
 	plan_t *undo;                 /* ring of TUI_UNDO plans, of this file only */
@@ -130,6 +132,7 @@ typedef struct tui_app {
 	char text_title_lua[160];     /* the title of the recipe's output */
 	int text_top;
 	int export_target;            /* chosen at the PROMPT_TARGET step */
+	plan_t *slot[2];              /* the plans kept in A and B (slots.c); NULL when empty */
 } tui_app;
 
 /* Allocate the app's buffers around a loaded plan (copied). 0 or -1 (out of memory). */
