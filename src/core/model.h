@@ -135,6 +135,15 @@ static inline bool model_kind_encoder(const model_t *m, int k)
 	return m->kind[k].enc_tokens > 0;
 }
 
+/* Whether some layer kind of m is a vision encoder's. */
+static inline bool model_has_encoder(const model_t *m)
+{
+	for (int k = 0; k < m->nkinds; k++)
+		if (m->kind[k].enc_tokens > 0)
+			return true;
+	return false;
+}
+
 /* Tokens one sample puts through a layer of kind k: the encoder's patches, else seq. */
 static inline double model_kind_tokens(const model_t *m, int k, double seq)
 {
