@@ -138,6 +138,35 @@ static void test_p2p(void)
 	}
 }
 
+/* Flash attention: a decoder's causal kernel does half the score matrix at n/(n+1) of the
+ * kernel's efficiency (n = 2048/128 key tiles, the diagonal tiles), an encoder's the whole
+ * matrix at the full efficiency. One image of 2048 patches against a causal layer of the
+ * same shape over seq 2048: the forward differs by
+ * F/(peak x flash) x (1 - (1/2)(n + 1)/n), F = 4 x 2048^2 x 16 x 64 = 17,179,869,184. */
+static void test_bidirectional(void)
+{
+	static model_t m, d;
+	static eval_costs ea, eb;
+	cluster_t c = fixture_cluster();
+	vlm(&m, true, 0);
+	m.kind[0].enc_tokens = 2048;
+	m.kind[0].enc_images = 1;
+	d = m;
+	d.kind[0].enc_tokens = d.kind[0].enc_images = 0;
+	d.nruns = d.layers = 0;
+	model_append(&d, 0, 3); /* the same layers, causal over the text: a decoder's */
+	model_append(&d, 1, 2);
+	strategy_t st = strat(1, 1, 2048);
+	char why[256];
+	int ok = eval_costs_get(&m, &c, 1, &st, 0, &ea, why, sizeof why) == 0 &&
+		eval_costs_get(&d, &c, 1, &st, 0, &eb, why, sizeof why) == 0;
+	double n = 2048.0 / 128, F = 4.0 * 2048 * 2048 * 16 * 64;
+	double want = F / (c.peak_tflops[PREC_BF16] * 1e12 * c.eff.flash) * (1 - 0.5 * (n + 1) / n);
+	CHECK(ok, "encoder: both layer tables price");
+	CHECK_NEAR(ea.kind[0].fwd - eb.kind[0].fwd, want, 1e-9, "encoder: flash runs the whole score matrix, not the causal half");
+	CHECK_NEAR(ea.kind[0].bwd - eb.kind[0].bwd, 2.5 * want, 1e-9, "encoder: backward 2.5x the forward's difference");
+}
+
 static void expect_model_error(const model_t *m, const char *needle, const char *name)
 {
 	char why[256] = "";
@@ -203,6 +232,7 @@ int main(void)
 	test_activations();
 	test_flops();
 	test_p2p();
+	test_bidirectional();
 	test_rules();
 	test_preset();
 	return check_done();
