@@ -14,6 +14,7 @@
 #include "core/evaluate.h"
 #include "core/model.h"
 #include "core/strategy.h"
+#include "io/export.h"
 #include "io/plan.h"
 
 #include <stdio.h>
@@ -224,6 +225,17 @@ static void test_preset(void)
 	CHECK(ok && model_projector_params(&p.model, 0) == 44573184.0, "encoder: Qwen2-VL's merger MLP has 44,573,184");
 	CHECK(ok && eval_run(&p.model, &p.cluster, p.devices, &p.strategy, 0, &res) == 0 && res.valid,
 			"encoder: the Qwen2-VL-7B preset evaluates");
+	/* no export target writes it, not even the nearest (the explorer's :export!) */
+	for (int t = 0; ok && t < EXPORT_COUNT; t++) {
+		char err[512] = "";
+		FILE *f = tmpfile();
+		int rc = f ? export_write(f, (export_target)t, &p, err, sizeof err) : 0;
+		if (f)
+			fclose(f);
+		const char *why = "no launch for a model with a vision encoder: ";
+		CHECK(rc == -1 && !strncmp(err, why, strlen(why)) && strlen(err) > strlen(why) + 20,
+				check_fmt("encoder: export target %d refuses to write it, with the reason", t));
+	}
 }
 
 int main(void)
