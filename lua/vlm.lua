@@ -9,17 +9,11 @@
 -- MLP has two matrices, the decoder's at width 4096 with three. The embedding and the LM
 -- head have the model's hidden_size (the decoder's).
 --
--- Still approximated (strata-lua(7), "Limits of the model description"):
---  * tokens: every layer sees the plan's seq_length tokens in one causal sequence. A real
---    encoder sees the image patches (576 per 336-pixel image, attention within each image),
---    so the encoder's cost here is an upper bound: about seq_length / (576 x images per
---    sample) times its linear work, more for attention.
---  * the projector (LLaVA's two-layer MLP 1024 -> 4096 -> 4096, about 21 M parameters) has
---    no attention, so it is no layer kind; it is left out (0.3% of the parameters), as are
---    the ViT's biases and its patch embedding (about 0.6 M parameters).
---  * the encoder's attention is priced as causal (flash attention skipping half the
---    scores) like the decoder's; a ViT attends both ways.
---  * the pipeline P2P at the encoder/decoder boundary is priced at the wider side.
+-- image_tokens makes the first block a vision encoder (docs/cost-model.md, "Vision
+-- encoder"): it sees 2 images of 576 patches (336-pixel CLIP images) per sample instead of
+-- the text sequence, attends both ways within one image, carries biases, and holds
+-- LLaVA-1.5's projector (1024 -> 4096 -> 4096, 21 M parameters) spread over its layers.
+-- Left out: the patch embedding (about 0.6 M parameters).
 
 local cluster = arg[1] or "dgx-h100"
 local devices = tonumber(arg[2] or "64")
@@ -28,7 +22,8 @@ local vlm = strata.layers{
   name = "vlm-8b-vitl",
   hidden_size = 4096, vocab_size = 128256, hidden_act = "silu", tie_word_embeddings = false,
   strata.dense{layers = 24, hidden_size = 1024, hidden_act = "gelu",
-               num_attention_heads = 16, num_key_value_heads = 16, intermediate_size = 4096}, -- vision encoder
+               num_attention_heads = 16, num_key_value_heads = 16, intermediate_size = 4096,
+               image_tokens = 576, images_per_sample = 2, projector_intermediate_size = 4096}, -- vision encoder
   strata.dense{layers = 32, num_attention_heads = 32, num_key_value_heads = 8,
                intermediate_size = 14336},                                                -- language decoder
 }
@@ -65,7 +60,7 @@ print(string.format("%s: valid %s, peak %.1f GiB of %.1f, step %.3f s, MFU %.1f%
 local dec = strata.eval(strata.plan{model = "llama3-8b", cluster = cluster, devices = devices,
   strategy = strategy})
 print(string.format("the encoder adds %.2f B parameters, %.1f%% step time and %.1f GiB peak memory " ..
-  "to %s (an upper bound: it is priced at %d tokens per sample)",
+  "to %s (2 x 576 patches per sample beside %d text and image tokens)",
   vlm.params_b - strata.preset("llama3-8b").params_b, 100 * (r.time.step_s / dec.time.step_s - 1),
   r.memory.peak_gib - dec.memory.peak_gib, "llama3-8b", strategy.seq_length))
 return plan

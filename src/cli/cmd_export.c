@@ -41,20 +41,27 @@ static const char *take(int argc, char **argv, int *i, const char *name, int *mi
 }
 
 /* 1 (after saying why) when the target would not launch the plan as priced and the user
- * did not ask for the nearest; 0 to write. */
+ * did not ask for the nearest, or when no nearest exists (a vision encoder: dropping it is
+ * another job); 0 to write. */
 static int refuse(export_target t, const plan_t *p, int approx)
 {
 	fw_issues is;
 	int n = export_check(t, p, &is);
-	if (!n || approx)
+	int enc = model_has_encoder(&p->model);
+	if (!n || (approx && !enc))
 		return 0;
-	fprintf(stderr, "strata export: %s would not run this plan as it was priced:\n", fw_caps_of(export_framework(t))->name);
+	const char *name = fw_caps_of(export_framework(t))->name;
+	if (approx)
+		fprintf(stderr, "strata export: %s has no nearest plan for a model with a vision encoder:\n", name);
+	else
+		fprintf(stderr, "strata export: %s would not run this plan as it was priced:\n", name);
 	for (int i = 0; i < is.n; i++)
 		fprintf(stderr, "  - %s\n", cli_safe(is.text[i]));
 	if (n > is.n)
 		fprintf(stderr, "  - (%d more)\n", n - is.n);
-	fprintf(stderr, "search for what it runs with `strata search --framework %s`, or write the nearest it runs "
-			"with --approximate\n", fw_caps_of(export_framework(t))->key);
+	if (!approx)
+		fprintf(stderr, "search for what it runs with `strata search --framework %s`, or write the nearest it runs "
+				"with --approximate\n", fw_caps_of(export_framework(t))->key);
 	return 1;
 }
 

@@ -49,9 +49,9 @@ static void extra_tables(const cost_ctx *x, double unit, eval_costs *o)
 	const int p = s->pp;
 	double wmin = m->hidden, wmax = m->hidden;
 	if (!model_uniform(m)) {
-		wmin = model_kind_hidden(m, 0);
+		wmin = model_kind_width(m, 0, s->seq);
 		for (int k = 0; k < m->nkinds; k++) {
-			double kw = model_kind_hidden(m, k);
+			double kw = model_kind_width(m, k, s->seq);
 			wmin = kw < wmin ? kw : wmin;
 			wmax = kw > wmax ? kw : wmax;
 		}

@@ -451,7 +451,13 @@ int fw_check_model(int fw, const model_t *m, fw_issues *out, int n)
 	const fw_caps *f = &fw_table[fw];
 	if (m->mtp_layers > 0 && !f->mtp)
 		n = add(out, n, "%s cannot train the %d MTP module(s)", f->key, m->mtp_layers);
-	if (!f->mixed_layers && fw_mixed_layers(m))
+	static const char *const enc[FW_COUNT] = {"", "megatron: pretrain_gpt.py has no vision encoder, and "
+		"examples/multimodal/train.py names its encoder (--vision-model-type clip, siglip, internvit, radio), "
+		"not its shape", "torchtitan builds models from its own registry, not from shapes: no vision encoder",
+		"deepspeed (Megatron-DeepSpeed's pretrain_gpt.py) has no vision encoder"};
+	if (model_has_encoder(m))
+		n = add(out, n, "%s", enc[fw]);
+	else if (!f->mixed_layers && fw_mixed_layers(m))
 		n = add(out, n, "%s cannot describe layers of several shapes or widths with its flags", f->key);
 	return n;
 }

@@ -202,6 +202,44 @@ int model_from_config(model_t *m, const model_config *c, char *why, size_t whyle
 	return model_check(m, why, whylen);
 }
 
+/* The encoder fields of kind k: in range, and only on a dense GQA/MHA layer. */
+static int model_check_encoder(const model_t *m, int k, char *why, size_t whylen)
+{
+	const layer_kind *t = &m->kind[k];
+	if (t->enc_tokens < 0 || t->enc_tokens > 1 << 20 || t->enc_images < 0 || t->enc_images > 4096 ||
+			(t->enc_tokens > 0) != (t->enc_images > 0))
+		return why_set(why, whylen, "model: an encoder block needs image_tokens in 1..%d and images_per_sample "
+				"in 1..4096, both or neither (kind %d)", 1 << 20, k);
+	if (t->proj_ffn < 0 || t->proj_ffn > 1 << 24 || t->proj_merge < 0 || t->proj_merge > 64)
+		return why_set(why, whylen, "model: projector_intermediate_size or projector_merge out of range (kind %d)", k);
+	if (t->enc_tokens == 0 && (t->proj_ffn > 0 || t->proj_merge > 0))
+		return why_set(why, whylen, "model: a projector belongs to an encoder block (give image_tokens, kind %d)", k);
+	if (t->enc_tokens == 0)
+		return 0;
+	if (t->attn != ATTN_GQA || t->experts > 0 || t->mtp || t->window > 0 || t->chunk > 0)
+		return why_set(why, whylen, "model: an encoder block is a dense block with full attention "
+				"(no experts, MLA, MTP, window or chunk; kind %d)", k);
+	if (t->proj_merge > 1 && t->enc_tokens % t->proj_merge)
+		return why_set(why, whylen, "model: projector_merge %d does not divide image_tokens %d (kind %d)",
+				t->proj_merge, t->enc_tokens, k);
+	return 0;
+}
+
+/* Encoder layers first, then at least one decoder layer. */
+static int model_check_order(const model_t *m, char *why, size_t whylen)
+{
+	bool dec = false;
+	for (int r = 0; r < m->nruns; r++) {
+		bool enc = model_kind_encoder(m, m->run[r].kind);
+		if (enc && dec)
+			return why_set(why, whylen, "model: encoder blocks (image_tokens) must come before the decoder's");
+		dec = dec || !enc;
+	}
+	if (!dec)
+		return why_set(why, whylen, "model: an encoder needs a decoder after it (a block without image_tokens)");
+	return 0;
+}
+
 int model_check(const model_t *m, char *why, size_t whylen)
 {
 	if (m->hidden <= 0 || m->vocab <= 0)
@@ -235,8 +273,10 @@ int model_check(const model_t *m, char *why, size_t whylen)
 					k, 1 << 20, t->hidden);
 		if (t->mlp < MLP_MODEL || t->mlp > MLP_PLAIN)
 			return why_set(why, whylen, "model: unknown MLP type %d (kind %d)", t->mlp, k);
+		if (model_check_encoder(m, k, why, whylen))
+			return -1;
 	}
-	return 0;
+	return model_check_order(m, why, whylen);
 }
 
 int model_layer_kind(const model_t *m, int l)
@@ -274,7 +314,7 @@ int model_layer_hidden(const model_t *m, int l)
 bool model_uniform(const model_t *m)
 {
 	for (int k = 0; k < m->nkinds; k++)
-		if (model_kind_hidden(m, k) != m->hidden || model_kind_gated(m, k) != m->gated)
+		if (model_kind_hidden(m, k) != m->hidden || model_kind_gated(m, k) != m->gated || model_kind_encoder(m, k))
 			return false;
 	return true;
 }
@@ -286,7 +326,8 @@ bool model_kind_equal(const layer_kind *a, const layer_kind *b)
 		a->kv_lora == b->kv_lora && a->qk_nope == b->qk_nope && a->qk_rope == b->qk_rope &&
 		a->v_head == b->v_head && a->ffn == b->ffn && a->experts == b->experts && a->topk == b->topk &&
 		a->expert_ffn == b->expert_ffn && a->shared == b->shared && a->mtp == b->mtp && a->window == b->window &&
-		a->chunk == b->chunk;
+		a->chunk == b->chunk && a->enc_tokens == b->enc_tokens && a->enc_images == b->enc_images &&
+		a->proj_ffn == b->proj_ffn && a->proj_merge == b->proj_merge;
 }
 
 bool model_kind_used(const model_t *m, int k)
@@ -328,7 +369,7 @@ layer_params model_layer_params(const model_t *m, int k)
 	} else {
 		double qd = (double)t->heads * t->head_dim, kvd = (double)t->kv_heads * t->head_dim;
 		p.attn = h * (qd + 2 * kvd) + qd * h;
-		if (m->biases)
+		if (m->biases || t->enc_tokens > 0)
 			p.attn += qd + 2 * kvd + h;
 		else if (m->qkv_bias)
 			p.attn += qd + 2 * kvd;
@@ -336,7 +377,7 @@ layer_params model_layer_params(const model_t *m, int k)
 	double mats = gated ? 3 : 2;
 	if (t->ffn > 0 && t->experts == 0) {
 		p.mlp_dense = mats * h * t->ffn;
-		if (m->biases)
+		if (m->biases || t->enc_tokens > 0)
 			p.mlp_dense += t->ffn + h;
 	}
 	if (t->experts > 0) {
@@ -348,7 +389,30 @@ layer_params model_layer_params(const model_t *m, int k)
 	p.norms = (gated ? 1 : 2) * 2 * h;
 	if (t->mtp)
 		p.extra = 2 * h * h + 2 * h; /* eh_proj and the two input norms of an MTP module */
+	int n = t->proj_ffn > 0 ? model_kind_count(m, k) : 0;
+	if (n > 0)
+		p.extra = model_projector_params(m, k) / n;
 	return p;
+}
+
+int model_kind_count(const model_t *m, int k)
+{
+	int n = 0;
+	for (int r = 0; r < m->nruns; r++)
+		if (m->run[r].kind == k)
+			n += m->run[r].count;
+	return n;
+}
+
+double model_projector_params(const model_t *m, int k)
+{
+	const layer_kind *t = &m->kind[k];
+	if (t->proj_ffn <= 0)
+		return 0;
+	/* Linear(h * merge -> ffn) + bias, Linear(ffn -> hidden_size) + bias (LLaVA-1.5's
+	 * mlp2x_gelu projector; Qwen2-VL's PatchMerger with merge 4) */
+	double in = (double)model_kind_hidden(m, k) * (t->proj_merge > 1 ? t->proj_merge : 1), f = t->proj_ffn;
+	return in * f + f + f * m->hidden + m->hidden;
 }
 
 double model_params_sum(const layer_params *p)

@@ -37,6 +37,16 @@ typedef struct {
 	int ffn;                      /* dense MLP width; 0 for a pure MoE layer */
 	int experts, topk, expert_ffn, shared; /* routed experts when experts > 0 */
 	bool mtp;                     /* multi-token-prediction module (extra projection) */
+	/* A vision encoder (ViT) layer in front of the decoder, when enc_tokens > 0: it sees
+	 * enc_images images per sample of enc_tokens patches each instead of the job's text
+	 * sequence, attends both ways within one image, and carries biases on its linear layers
+	 * (CLIP, SigLIP, InternViT and Qwen2-VL's ViT all do). Encoder layers come first. The
+	 * projector into the decoder (LLaVA's MLP, Qwen2-VL's merger) is a two-matrix MLP from
+	 * proj_merge neighbouring patches (width hidden * proj_merge) through proj_ffn to the
+	 * model's hidden_size, biased; proj_ffn 0 = none. It is spread evenly over the kind's
+	 * layers (each holds and runs 1 / count of it). */
+	int enc_tokens, enc_images;
+	int proj_ffn, proj_merge;     /* proj_merge 0 = 1 (no merge) */
 } layer_kind;
 
 typedef struct {
@@ -119,6 +129,36 @@ static inline int model_kind_hidden(const model_t *m, int k)
 	return m->kind[k].hidden > 0 ? m->kind[k].hidden : m->hidden;
 }
 
+/* Whether layer kind k is a vision-encoder layer (sees image patches, not the text). */
+static inline bool model_kind_encoder(const model_t *m, int k)
+{
+	return m->kind[k].enc_tokens > 0;
+}
+
+/* Whether some layer kind of m is a vision encoder's. */
+static inline bool model_has_encoder(const model_t *m)
+{
+	for (int k = 0; k < m->nkinds; k++)
+		if (m->kind[k].enc_tokens > 0)
+			return true;
+	return false;
+}
+
+/* Tokens one sample puts through a layer of kind k: the encoder's patches, else seq. */
+static inline double model_kind_tokens(const model_t *m, int k, double seq)
+{
+	const layer_kind *t = &m->kind[k];
+	return t->enc_tokens > 0 ? (double)t->enc_tokens * t->enc_images : seq;
+}
+
+/* Bytes per text token, in units of one activation element, of what a layer of kind k
+ * passes on: its width, for an encoder scaled by its patches per sample over seq. */
+static inline double model_kind_width(const model_t *m, int k, double seq)
+{
+	double h = model_kind_hidden(m, k);
+	return m->kind[k].enc_tokens > 0 ? h * model_kind_tokens(m, k, seq) / seq : h;
+}
+
 /* Whether layer kind k has a gated (three-matrix) MLP: its own type, else the model's. */
 static inline bool model_kind_gated(const model_t *m, int k)
 {
@@ -169,6 +209,10 @@ int model_layer_kind(const model_t *m, int l);
 void model_count_kinds(const model_t *m, int lo, int hi, int *cnt);
 /* Routed experts of the layer kind with the most (0 for a dense model). */
 int model_max_experts(const model_t *m);
+/* Layers of kind k in the model. */
+int model_kind_count(const model_t *m, int k);
+/* Parameters of the projector after encoder kind k (0 when it has none). */
+double model_projector_params(const model_t *m, int k);
 /* Append n layers of kind k (merging with the previous run); -1 when full. */
 int model_append(model_t *m, int k, int n);
 

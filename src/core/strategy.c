@@ -317,6 +317,13 @@ static int check_split(const strategy_t *s, const model_t *m, char *why, size_t 
 		if ((m->kind[k].heads / s->tp) % s->cp)
 			return why_set(why, n, "ulysses cp=%d does not divide the %d heads left per TP rank",
 					s->cp, m->kind[k].heads / s->tp);
+	/* CP deals a vision encoder's images out whole (layer_comm.c) */
+	for (int k = 0; s->cp > 1 && k < m->nkinds; k++) {
+		long long imgs = (long long)s->micro_batch * m->kind[k].enc_images;
+		if (imgs % s->cp)
+			return why_set(why, n, "cp=%d does not divide the %lld images of a micro-batch the encoder sees "
+					"(micro_batch x images_per_sample)", s->cp, imgs);
+	}
 	if (s->sp && s->tp > 1 && (s->seq / s->cp) % s->tp)
 		return why_set(why, n, "sequence parallelism needs seq/cp = %d divisible by tp=%d",
 				s->seq / s->cp, s->tp);

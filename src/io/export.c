@@ -158,6 +158,14 @@ int export_check(export_target t, const plan_t *p, fw_issues *out)
 /* export_write for the file PATH (NULL: standard output), which the run commands name. */
 static int write_to(FILE *f, export_target t, const plan_t *p, const char *path, char *err, size_t errlen)
 {
+	if (model_has_encoder(&p->model)) {
+		/* no nearest: every target would train another model (fw_check_model says why,
+		 * its last issue) */
+		fw_issues is;
+		int n = fw_check_model(export_framework(t), &p->model, &is, 0);
+		snprintf(err, errlen, "no launch for a model with a vision encoder: %s", n > 0 ? is.text[is.n - 1] : "");
+		return -1;
+	}
 	export_facts *x = malloc(sizeof *x);
 	if (!x) {
 		snprintf(err, errlen, "out of memory");

@@ -668,6 +668,9 @@ static int config_local(yctx *y, const yd_node *n, model_config *c)
 static const char *const block_common[] = {"block", "layers", "mtp", "hidden_size", "hidden_act",
 	"num_attention_heads", "head_dim", "intermediate_size", "sliding_window", "attention_chunk_size", NULL};
 static const char *const block_gqa[] = {"num_key_value_heads", NULL};
+/* a dense block may be a vision encoder in front of the decoder (model.h) */
+const char *const plan_keys_encoder[] = {"image_tokens", "images_per_sample", "projector_intermediate_size",
+	"projector_merge", NULL};
 const char *const plan_keys_mla[] = {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
 	"v_head_dim", NULL};
 const char *const plan_keys_moe[] = {"n_routed_experts", "num_local_experts", "num_experts",
@@ -683,7 +686,7 @@ static void block_lists(const char *kind, const char *const *lists[4])
 	int dense = !strcmp(kind, "dense"), mla = !strcmp(kind, "mla");
 	lists[0] = block_common;
 	lists[1] = mla ? plan_keys_mla : block_gqa;
-	lists[2] = dense ? NULL : plan_keys_moe;
+	lists[2] = dense ? plan_keys_encoder : plan_keys_moe;
 	lists[3] = NULL;
 }
 
@@ -794,6 +797,13 @@ static int block_from_node(yctx *y, const model_config *top, int top_shared, con
 	out->hidden = hn ? c.hidden : 0;
 	out->mlp = yd_get(b, "hidden_act") ? (c.gated ? MLP_GATED : MLP_PLAIN) : MLP_MODEL;
 	out->mtp = *mtp;
+	if (y_int(y, b, "image_tokens", 1, 1 << 20, &out->enc_tokens) ||
+			y_int(y, b, "images_per_sample", 1, 4096, &out->enc_images) ||
+			y_int(y, b, "projector_intermediate_size", 1, 1 << 24, &out->proj_ffn) ||
+			y_int(y, b, "projector_merge", 1, 64, &out->proj_merge))
+		return 2;
+	if (out->enc_tokens > 0 && out->enc_images == 0)
+		out->enc_images = 1;
 	return 0;
 }
 

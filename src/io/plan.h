@@ -64,6 +64,8 @@ const char *plan_eff_key(size_t i, size_t *offset);
 extern const char *const plan_keys_mla[];
 extern const char *const plan_keys_moe[];
 extern const char *const plan_keys_layout[];
+/* The keys that make a dense block a vision encoder (image_tokens, ...; model.h). */
+extern const char *const plan_keys_encoder[];
 /* 1 when a block of kind (dense, moe or mla) takes key; else 0 with the keys it takes,
  * space-separated, in known[n]. */
 int plan_block_key_ok(const char *kind, const char *key, char *known, size_t n);

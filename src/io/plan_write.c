@@ -199,6 +199,12 @@ static void put_block(FILE *f, const layer_kind *t, int count)
 	if (t->experts > 0)
 		fprintf(f, ", n_routed_experts: %d, num_experts_per_tok: %d, moe_intermediate_size: %d, n_shared_experts: %d",
 				t->experts, t->topk, t->expert_ffn, t->shared);
+	if (t->enc_tokens > 0)
+		fprintf(f, ", image_tokens: %d, images_per_sample: %d", t->enc_tokens, t->enc_images);
+	if (t->proj_ffn > 0)
+		fprintf(f, ", projector_intermediate_size: %d", t->proj_ffn);
+	if (t->proj_merge > 0)
+		fprintf(f, ", projector_merge: %d", t->proj_merge);
 	fputs("}", f);
 }
 

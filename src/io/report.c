@@ -323,6 +323,11 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 	fprintf(f, "model    %s (%.1fB params, %.1fB active, %d layers)\n",
 			text_safe(mname, sizeof mname, p->model.name), r->params_total / 1e9, r->params_active / 1e9,
 			p->model.layers);
+	for (int k = 0; k < p->model.nkinds; k++) /* a vision encoder: what its layers see */
+		if (model_kind_encoder(&p->model, k) && model_kind_used(&p->model, k))
+			fprintf(f, "encoder  %d layers %d wide, %d image(s) x %d patches per sample, projector %s\n",
+					model_kind_count(&p->model, k), model_kind_hidden(&p->model, k), p->model.kind[k].enc_images,
+					p->model.kind[k].enc_tokens, p->model.kind[k].proj_ffn > 0 ? "on these layers" : "none");
 	fprintf(f, "cluster  %s, %d x %s\n", text_safe(cname, sizeof cname, p->cluster.name), p->devices,
 			text_safe(dname, sizeof dname, p->cluster.device));
 	char cf[320] = "";

@@ -81,6 +81,10 @@ static void scr_push_block(lua_State *L, const model_t *m, int k, int count)
 		{"num_experts_per_tok", t->topk, t->experts > 0},
 		{"moe_intermediate_size", t->expert_ffn, t->experts > 0},
 		{"n_shared_experts", t->shared, t->experts > 0},
+		{"image_tokens", t->enc_tokens, t->enc_tokens > 0},
+		{"images_per_sample", t->enc_images, t->enc_tokens > 0},
+		{"projector_intermediate_size", t->proj_ffn, t->proj_ffn > 0},
+		{"projector_merge", t->proj_merge, t->proj_merge > 0},
 	};
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
 		if (!f[i].when)
@@ -208,14 +212,14 @@ static void scr_block_kind(lua_State *L, int ti, int bi, int nb, int wide, model
 	lua_newtable(L); /* merged keys */
 	int merged = lua_gettop(L);
 	static const char *const block_meta[] = {"block", "layers", "mtp", NULL};
-	const char *const *skip_top[5] = {plan_keys_layout, scr_blocks_key, NULL, NULL, NULL};
-	int ns = 2;
+	const char *const *skip_top[6] = {plan_keys_layout, scr_blocks_key, plan_keys_encoder, NULL, NULL, NULL};
+	int ns = 3;
 	if (!block_moe)
 		skip_top[ns++] = plan_keys_moe;
 	if (!is_mla)
 		skip_top[ns++] = plan_keys_mla;
 	scr_copy_keys(L, ti, skip_top);
-	const char *const *skip_block[] = {block_meta, wide ? scr_width_keys : NULL, NULL};
+	const char *const *skip_block[] = {block_meta, plan_keys_encoder, wide ? scr_width_keys : NULL, NULL};
 	scr_copy_keys(L, bi, skip_block);
 	lua_getfield(L, bi, "hidden_size");
 	int own_width = !wide && !lua_isnil(L, -1);
@@ -264,6 +268,11 @@ static void scr_block_kind(lua_State *L, int ti, int bi, int nb, int wide, model
 	out->hidden = own_width ? tmp->hidden : 0;
 	out->mlp = own_act ? (tmp->gated ? MLP_GATED : MLP_PLAIN) : MLP_MODEL;
 	out->mtp = *mtp != 0;
+	/* a vision encoder's keys (model.h), read here: they are no model file key */
+	out->enc_tokens = (int)scr_int_field(L, bi, "image_tokens", what, 1, 1 << 20, 0);
+	out->enc_images = (int)scr_int_field(L, bi, "images_per_sample", what, 1, 4096, out->enc_tokens > 0);
+	out->proj_ffn = (int)scr_int_field(L, bi, "projector_intermediate_size", what, 1, 1 << 24, 0);
+	out->proj_merge = (int)scr_int_field(L, bi, "projector_merge", what, 1, 64, 0);
 }
 
 static int scr_layers(lua_State *L)

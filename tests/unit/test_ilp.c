@@ -54,6 +54,11 @@ static const struct {
 	{"llama3-8b pp1", PLAN("llama3-8b", "dgx-h100", 8, "tp: 1, pp: 1, global_batch: 32, seq_length: 8192")},
 	{"qwen2.5-72b zero3 pp4", PLAN("qwen2.5-72b", "dgx-h100", 256,
 		"tp: 4, pp: 4, zero: 3, global_batch: 256, seq_length: 4096")},
+	/* a vision encoder: its kind's own tokens, width and projector in the kind tables (one
+	 * stage: with several, the tables price P2P at the narrowest width and buffers at the
+	 * widest for any split, eval_costs.c, so a model of several widths differs there) */
+	{"qwen2-vl-7b encoder pp1", PLAN("qwen2-vl-7b", "dgx-h100", 16,
+		"tp: 2, pp: 1, global_batch: 256, seq_length: 4096, recompute: selective")},
 };
 
 /* The plan's own split and recompute, priced by the ILP's pricing, against eval_run. */

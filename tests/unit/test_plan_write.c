@@ -248,6 +248,19 @@ static void test_inline(void)
 		roundtrip("vlm with per-kind widths");
 		CHECK(same_eval(&a, &b), "vlm: evaluates identically after save and load");
 	}
+	/* a vision encoder's patches and projector (the Qwen2-VL-7B preset) survive save and load */
+	if (!load(&a, "model: qwen2-vl-7b\ncluster: dgx-h100\ndevices: 16\n"
+			"strategy: {tp: 2, pp: 2, global_batch: 64, seq_length: 4096, stage_layers: [46, 14]}\n")) {
+		char err[256] = "";
+		int rc;
+		snprintf(a.model_ref, sizeof a.model_ref, "(inline)"); /* written out, not named */
+		char *t = written(&a, &rc, err, sizeof err);
+		CHECK(rc == 0 && t && strstr(t, "image_tokens: 1024, images_per_sample: 1, projector_intermediate_size: 5120, "
+				"projector_merge: 4"), "encoder: the block carries its patches and projector");
+		free(t);
+		roundtrip("encoder with projector");
+		CHECK(same_eval(&a, &b), "encoder: evaluates identically after save and load");
+	}
 }
 
 static int count_files(const char *dir)

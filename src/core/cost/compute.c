@@ -13,7 +13,7 @@ compute_attn compute_attn_core(const cost_ctx *x, const struct layer_shape *sh, 
 		/* causal flash attention skips the masked half; backward recomputes QK^T and
 		 * does 2.5x the forward FLOPs; kernels run at the `flash` fraction of peak
 		 * (`flash_sdpa` for PyTorch SDPA's FlashAttention-2 under torchtitan) */
-		double fl = 0.5 * core_fl;
+		double fl = sh->causal ? 0.5 * core_fl : core_fl; /* an encoder attends both ways */
 		double fe = x->fw->sdpa_attention && c->eff.flash_sdpa > 0 ? c->eff.flash_sdpa : c->eff.flash;
 		/* The kernel walks 128 x 128 tiles of the score matrix: a causal row of n key
 		 * tiles computes its diagonal tile whole, so n(n+1)/2 tiles do the work of n^2/2
@@ -21,7 +21,7 @@ compute_attn compute_attn_core(const cost_ctx *x, const struct layer_shape *sh, 
 		 * per (sequence, head, 128-query tile), run in waves over the SMs (the GEMM wave
 		 * form of compute_gemm_n) */
 		double n = sh->kv_len / COMPUTE_TILE_N;
-		if (n > 0)
+		if (n > 0 && sh->causal)
 			fe *= n / (n + 1);
 		if (x->wave > 0) {
 			double blocks = x->b * sh->heads_l * (x->seq / s->cp) / COMPUTE_TILE_N;

@@ -30,3 +30,20 @@ void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_
 	x->ob = mem_opt_bytes(s);
 	x->pp_div = (s->tp > 1 && !s->sp && x->fw->pp_scatter) ? s->tp : 1;
 }
+
+const cost_ctx *ctx_kind(const cost_ctx *x, int k, cost_ctx *buf)
+{
+	const layer_kind *t = &x->m->kind[k];
+	if (t->enc_tokens <= 0)
+		return x;
+	/* a ViT runs every image of the micro-batch as one sequence of its patches (packed
+	 * with per-image masks, Qwen2-VL's cu_seqlens, or batched, LLaVA's CLIP): the attention
+	 * span is one image, the GEMMs see all the patches */
+	*buf = *x;
+	buf->b = x->b * t->enc_images;
+	buf->seq = t->enc_tokens;
+	buf->tok = buf->b * buf->seq / x->s->cp;
+	buf->tok_sp = buf->tok / buf->sp_div;
+	buf->tok_moe = buf->tok / x->s->tp;
+	return buf;
+}

@@ -50,6 +50,10 @@ typedef struct {
 
 /* Fill x for evaluating strategy s of model m on cluster c. */
 void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_t *s);
+/* The context layer kind k is priced in: x itself, or for a vision-encoder kind a copy in
+ * *buf that sees each image as a sequence of its own (seq = enc_tokens, micro-batch b x
+ * images per sample; the CP group shares the images out, see layer_comm.c). */
+const cost_ctx *ctx_kind(const cost_ctx *x, int k, cost_ctx *buf);
 
 /* Seconds to send a stage boundary of `bytes` (per TP rank, as the layer holds it) to the
  * next stage over link l. Without sequence parallelism every TP rank holds the whole

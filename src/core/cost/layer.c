@@ -28,6 +28,7 @@ void layer_shape_init(const cost_ctx *x, int k, layer_shape *sh)
 	sh->hdrop = m->hidden_dropout > 0;
 	sh->adrop = m->attention_dropout > 0;
 	sh->mla = t->attn == ATTN_MLA;
+	sh->causal = t->enc_tokens <= 0;
 	sh->dense_mlp = t->ffn > 0 && t->experts == 0;
 	sh->moe = t->experts > 0;
 	if (sh->mla) {
@@ -72,9 +73,12 @@ static void layer_compute(const cost_ctx *x, int k, const layer_parts *p, layer_
 	const model_t *m = x->m;
 	const strategy_t *s = x->s;
 	const layer_shape *sh = &p->sh;
+	const layer_kind *t = sh->t;
 	double tp = s->tp;
 	layer_params lp = model_layer_params(m, k);
-	o->width = sh->h;
+	/* bytes per decoder token of what crosses a stage boundary after this layer: an
+	 * encoder's patches per sample over the text tokens */
+	o->width = model_kind_width(m, k, s->seq);
 	o->params = model_params_sum(&lp);
 	o->params_active = model_params_active(m, k, &lp);
 	o->p_dense = (lp.attn + lp.mlp_dense + lp.experts_shared) / tp + lp.norms + lp.router + lp.extra / tp;
@@ -90,10 +94,10 @@ static void layer_compute(const cost_ctx *x, int k, const layer_parts *p, layer_
 	o->act[RC_FULL] = p->act.input;
 	o->work = p->act.work;
 	/* FLOPs per device and micro-batch (core_fl is already per device) */
-	const layer_kind *t = sh->t;
-	double active = lp.attn + lp.mlp_dense + lp.experts_shared + lp.router + lp.extra +
+	/* the projector's share (extra) runs on merged tokens: mlp.c counts its FLOPs */
+	double active = lp.attn + lp.mlp_dense + lp.experts_shared + lp.router + (t->proj_ffn > 0 ? 0 : lp.extra) +
 		(sh->moe ? lp.experts_routed * t->topk / t->experts : 0);
-	double fwd = 2.0 * active * (x->b * x->seq / s->cp) / tp + p->ap.core_fl;
+	double fwd = 2.0 * active * (x->b * x->seq / s->cp) / tp + p->ap.core_fl + p->mlp.proj_fl;
 	o->flops_fwd = fwd;
 	o->flops_model = 3 * fwd;
 }
@@ -114,6 +118,8 @@ static void layer_parts_of(const cost_ctx *x, int k, const layer_parts *like, la
 	}
 	p->mlp = mlp_price(x, sh);
 	p->act = mem_layer_acts(x, sh);
+	if (sh->t->proj_ffn > 0)
+		p->act.mlp += mlp_projector(x, sh, &p->mlp);
 	double elem = sh->tsp * sh->h * ACT_BYTES * (4 + 6 + (sh->hdrop ? 1 : 0)) +
 		sh->tok * (sh->qd + sh->kd) * ACT_BYTES * 2 + p->mlp.elem;
 	p->elem_f = compute_elem(x, elem);
@@ -137,6 +143,8 @@ static void layer_finish(const cost_ctx *x, int k, const layer_parts *p, layer_c
 
 void layer_price(const cost_ctx *x, int k, layer_cost *o)
 {
+	cost_ctx own;
+	x = ctx_kind(x, k, &own);
 	layer_parts p;
 	layer_parts_of(x, k, NULL, &p);
 	layer_finish(x, k, &p, o);
@@ -165,7 +173,8 @@ static bool same_attention(const model_t *m, int a, int b)
 	return model_kind_hidden(m, a) == model_kind_hidden(m, b) && s->attn == t->attn && s->heads == t->heads &&
 		s->kv_heads == t->kv_heads && s->head_dim == t->head_dim && s->q_lora == t->q_lora &&
 		s->kv_lora == t->kv_lora && s->qk_nope == t->qk_nope && s->qk_rope == t->qk_rope &&
-		s->v_head == t->v_head && s->window == t->window && s->chunk == t->chunk;
+		s->v_head == t->v_head && s->window == t->window && s->chunk == t->chunk &&
+		s->enc_tokens == t->enc_tokens && s->enc_images == t->enc_images;
 }
 
 void layer_price_all(const cost_ctx *x, layer_cost *kc)
@@ -173,6 +182,8 @@ void layer_price_all(const cost_ctx *x, layer_cost *kc)
 	const model_t *m = x->m;
 	layer_parts p[MODEL_MAX_KINDS];
 	for (int k = 0; k < m->nkinds; k++) {
+		cost_ctx own;
+		const cost_ctx *xk = ctx_kind(x, k, &own);
 		int j = mtp_base(m, k);
 		if (j < 0) {
 			/* dense and MoE layers of one model usually share their attention (DeepSeek-V3:
@@ -180,12 +191,12 @@ void layer_price_all(const cost_ctx *x, layer_cost *kc)
 			int a = 0;
 			while (a < k && !same_attention(m, a, k))
 				a++;
-			layer_parts_of(x, k, a < k ? &p[a] : NULL, &p[k]);
+			layer_parts_of(xk, k, a < k ? &p[a] : NULL, &p[k]);
 		} else { /* the same parts, the projection added where mlp_price adds it */
 			p[k] = p[j];
 			p[k].sh.t = &m->kind[k];
 			p[k].mlp.t += mlp_mtp_proj(x, &p[k].sh);
 		}
-		layer_finish(x, k, &p[k], &kc[k]);
+		layer_finish(xk, k, &p[k], &kc[k]);
 	}
 }

@@ -23,6 +23,7 @@ typedef struct layer_shape {
 	double g;               /* 2 for a gated MLP (three matrices), else 1 */
 	bool hdrop, adrop;      /* hidden and attention dropout on */
 	bool mla, dense_mlp, moe;
+	bool causal;            /* decoder attention; a vision encoder's attends both ways */
 	double qd, kd, vd, od;  /* per-device widths of Q, K, V and the attention output */
 	double kv_len;          /* keys each query attends to, as a full-attention length */
 	double scores;          /* attention score elements per device */
@@ -48,6 +49,7 @@ typedef struct {
 	double moe_fn_elem;     /* element-wise bytes of the routed experts' activation */
 	double ep_bytes;        /* bytes each rank dispatches (and combines) over EP */
 	double launch;          /* seconds the MoE block's short kernels wait on the host */
+	double proj_fl;         /* an encoder layer's share of the projector: forward FLOPs */
 } mlp_cost;
 
 /* Activation bytes a layer stores for backward, by block (memory.c). */
@@ -96,6 +98,9 @@ void layer_price_all(const cost_ctx *x, layer_cost *kc);
 attn_proj attn_project(const cost_ctx *x, const layer_shape *sh);
 /* mlp.c: the MLP block of a layer. */
 mlp_cost mlp_price(const cost_ctx *x, const layer_shape *sh);
+/* mlp.c: an encoder layer's share of the projector into the decoder: seconds, FLOPs and
+ * element-wise bytes into o, stored bytes returned. */
+double mlp_projector(const cost_ctx *x, const layer_shape *sh, mlp_cost *o);
 /* mlp.c: seconds of an MTP module's projection (2h to h), the last GEMM of its MLP block. */
 double mlp_mtp_proj(const cost_ctx *x, const layer_shape *sh);
 /* layer_comm.c: exposed TP, CP and EP communication of a layer into o (its compute set). */

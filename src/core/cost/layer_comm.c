@@ -100,7 +100,9 @@ void lcomm_price(const cost_ctx *x, const layer_parts *p, layer_cost *o)
 {
 	if (x->s->tp > 1)
 		tp_comm(x, p, o);
-	if (x->s->cp > 1)
+	/* the CP ranks share an encoder's images out whole: attention stays within an image,
+	 * so no K/V crosses the group (strategy.c asks cp to divide the micro-batch's images) */
+	if (x->s->cp > 1 && p->sh.causal)
 		cp_comm(x, p, o);
 	if (p->sh.moe)
 		ep_comm(x, p, o);

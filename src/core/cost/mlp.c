@@ -9,6 +9,7 @@
  * --moe-expert-capacity-factor with padding); the useful FLOPs stay those of the mean.
  * DeepSeek-V3 (arXiv 2412.19437) shared experts run on every token like a dense MLP. */
 #include "core/cost/layer.h"
+#include "core/cost/memory.h"
 #include "core/framework.h"
 
 /* Kernels Megatron-Core's MoE layer launches per forward besides the experts' GEMMs (counted
@@ -56,7 +57,7 @@ mlp_cost mlp_price(const cost_ctx *x, const layer_shape *sh)
 {
 	const layer_kind *t = sh->t;
 	double tok = sh->tok, h = sh->h, g = sh->g;
-	mlp_cost o = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+	mlp_cost o = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 	if (sh->dense_mlp) {
 		double fl = sh->fl;
 		o.t += compute_gemm(x, tok, h, g * fl, 1) + compute_gemm(x, tok, fl, h, 1);
@@ -90,6 +91,27 @@ mlp_cost mlp_price(const cost_ctx *x, const layer_shape *sh)
 	if (t->mtp)
 		o.t += mlp_mtp_proj(x, sh);
 	return o;
+}
+
+double mlp_projector(const cost_ctx *x, const layer_shape *sh, mlp_cost *o)
+{
+	/* The projector (LLaVA-1.5's mlp2x_gelu, Qwen2-VL's PatchMerger): proj_merge
+	 * neighbouring patches concatenated (width h * merge), a column-parallel Linear to
+	 * proj_ffn, GELU, a row-parallel Linear to the decoder's hidden_size. Each of the n
+	 * encoder layers of the kind carries 1/n of it (model.h). Stored for backward: both
+	 * GEMM inputs and the GELU input. */
+	const layer_kind *t = sh->t;
+	const model_t *m = x->m;
+	double n = model_kind_count(m, (int)(t - m->kind));
+	if (n <= 0)
+		return 0;
+	double merge = t->proj_merge > 1 ? t->proj_merge : 1;
+	double tok = sh->tok / merge, in = sh->h * merge, f = t->proj_ffn / sh->tp, out = m->hidden;
+	double gin = mem_gemm_input_bytes(x->s);
+	o->t += (compute_gemm(x, tok, in, f, 1) + compute_gemm(x, tok, f, out, 1)) / n;
+	o->proj_fl = 2.0 * tok * f * (in + out) / n;
+	o->elem += tok * f * 2 * ACT_BYTES / n; /* the GELU reads and writes its input */
+	return tok * (in * gin + f * (ACT_BYTES + gin)) / n;
 }
 
 double mlp_mtp_proj(const cost_ctx *x, const layer_shape *sh)

@@ -40,11 +40,17 @@ void stage_env_init(stage_env *e, const cost_ctx *x, const layer_cost *kc)
 	e->vc = vocab_price(x);
 }
 
-/* Width of the larger side of the boundary before layer i (0 when neither side exists). */
-static int edge_width(const model_t *m, int i)
+/* Width of layer l's kind as a boundary (layer_cost.width: an encoder's scaled by its
+ * patches per text token), or 0 when l is out of range. */
+static double layer_width(const model_t *m, const layer_cost *kc, int l)
 {
-	int a = i - 1 >= 0 && i - 1 < m->layers ? model_layer_hidden(m, i - 1) : 0;
-	int b = i >= 0 && i < m->layers ? model_layer_hidden(m, i) : 0;
+	return l >= 0 && l < m->layers ? kc[model_layer_kind(m, l)].width : 0;
+}
+
+/* Width of the larger side of the boundary before layer i (0 when neither side exists). */
+static double edge_width(const model_t *m, const layer_cost *kc, int i)
+{
+	double a = layer_width(m, kc, i - 1), b = layer_width(m, kc, i);
 	return a > b ? a : b;
 }
 
@@ -53,10 +59,10 @@ static int edge_width(const model_t *m, int i)
  * (unless it ends it). Where the layers on the two sides of an edge differ in width, the
  * wider side is priced: a projection between widths belongs to the model, as a layer kind
  * of its own when it is described at all. */
-static double chunk_width(const model_t *m, int lo, int hi)
+static double chunk_width(const model_t *m, const layer_cost *kc, int lo, int hi)
 {
-	int w = lo > 0 ? edge_width(m, lo) : 0;
-	int o = hi < m->layers ? edge_width(m, hi) : 0;
+	double w = lo > 0 ? edge_width(m, kc, lo) : 0;
+	double o = hi < m->layers ? edge_width(m, kc, hi) : 0;
 	w = o > w ? o : w;
 	return w > 0 ? w : m->hidden;
 }
@@ -118,7 +124,7 @@ void stage_shape_of(const stage_env *e, int st, stage_shape *sh)
 		if (e->p > 1) { /* one activation send and one gradient send per chunk */
 			double ct = e->p2p_chunk;
 			if (!e->uniform) {
-				double cb = x->tok * chunk_width(m, lo, lo + n) * ACT_BYTES / x->sp_div;
+				double cb = x->tok * chunk_width(m, e->kc, lo, lo + n) * ACT_BYTES / x->sp_div;
 				ct = ctx_pp_send(x, e->pp_l, cb) * e->p2p_seen;
 				sh->p2p_max = cb > sh->p2p_max ? cb : sh->p2p_max;
 			}
