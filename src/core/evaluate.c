@@ -375,7 +375,8 @@ int eval_kinds_same(const strategy_t *a, const strategy_t *b)
 {
 	return a->tp == b->tp && a->cp == b->cp && a->ep == b->ep && a->etp == b->etp &&
 		a->micro_batch == b->micro_batch && a->seq == b->seq && a->sp == b->sp && a->flash == b->flash &&
-		a->tp_overlap == b->tp_overlap && a->cp_kind == b->cp_kind && a->precision == b->precision &&
+		a->tp_overlap == b->tp_overlap && a->cp_kind == b->cp_kind && a->cp_ulysses == b->cp_ulysses &&
+		a->moe_redundant == b->moe_redundant && a->precision == b->precision &&
 		a->rc_modules == b->rc_modules && a->moe_cf == b->moe_cf && a->fp8_cache == b->fp8_cache &&
 		a->loss_fusion == b->loss_fusion &&
 		strat_framework(a) == strat_framework(b) &&

@@ -67,7 +67,13 @@ const fw_caps fw_table[FW_COUNT] = {
 		.key = "megatron", .name = "Megatron-LM",
 		.sched = BIT(SCHED_1F1B) | BIT(SCHED_INTERLEAVED),
 		.zero = 0xf, .zero_pp = 0xf, .zero_tp = 0xf,
-		.cp_kinds = BIT(CP_RING) | BIT(CP_ULYSSES), .recompute = ALL_RC, .precision = ALL_PREC,
+		/* USP: --cp-comm-type a2a+p2p with --hierarchical-context-parallel-sizes
+		 * (megatron/training/arguments.py; Transformer Engine >= 1.12) */
+		.cp_kinds = BIT(CP_RING) | BIT(CP_ULYSSES) | BIT(CP_USP), .recompute = ALL_RC, .precision = ALL_PREC,
+		/* upstream Megatron-LM replicates no expert in training; the UltraEP fork adds
+		 * --moe-enable-ultraep --moe-num-redundant-experts-per-rank N */
+		.redundant_why = " (upstream Megatron-Core places each expert once; the UltraEP fork's "
+			"--moe-num-redundant-experts-per-rank is not upstream)",
 		.vpp = true, .uneven = true, .empty_stage = true, .rc_block = true, .rc_modules = true, .sp_off = true, .sp_on = true,
 		.tp_overlap = true, .etp = true, .unfused_attention = true, .mtp = true, .mixed_layers = false,
 		.logit_bytes = 6.0, .sdpa_attention = false, .per_op_sac = false, .tp_bwd_serial = false,
@@ -104,6 +110,7 @@ const fw_caps fw_table[FW_COUNT] = {
 	},
 	[FW_TORCHTITAN] = {
 		.key = "torchtitan", .name = "torchtitan",
+		.redundant_why = " (its MoE places each expert once per EP rank)",
 		.sched = BIT(SCHED_GPIPE) | BIT(SCHED_1F1B) | BIT(SCHED_INTERLEAVED) | BIT(SCHED_ZBV),
 		.zero = BIT(0) | BIT(2) | BIT(3), .zero_pp = BIT(2) | BIT(3), .zero_tp = BIT(2) | BIT(3),
 		.cp_kinds = BIT(CP_RING), .recompute = ALL_RC, .precision = BIT(PREC_BF16) | BIT(PREC_FP8),
@@ -132,6 +139,7 @@ const fw_caps fw_table[FW_COUNT] = {
 	},
 	[FW_DEEPSPEED] = {
 		.key = "deepspeed", .name = "DeepSpeed",
+		.redundant_why = " (DeepSpeed-MoE places each expert once per EP rank)",
 		.sched = BIT(SCHED_1F1B) | BIT(SCHED_INTERLEAVED),
 		.zero = 0xf, .zero_pp = BIT(0) | BIT(1), .zero_tp = BIT(0) | BIT(1) | BIT(2),
 		.cp_kinds = BIT(CP_ULYSSES), .recompute = BIT(RC_NONE) | BIT(RC_FULL),
@@ -194,6 +202,22 @@ static const char *sched_list(unsigned mask, char *buf, size_t len)
 	return buf;
 }
 
+/* The key/value heads per TP rank of the first layer kind whose heads the Ulysses degree
+ * does not divide (so they are repeated to it), or 0. */
+static int ulysses_kv_short(const strategy_t *s, const model_t *m)
+{
+	int u = strat_cp_ulysses(s);
+	for (int k = 0; u > 1 && k < m->nkinds; k++) {
+		const layer_kind *t = &m->kind[k];
+		if (t->attn != ATTN_GQA)
+			continue;
+		int kvl = t->kv_heads >= s->tp ? t->kv_heads / s->tp : 1;
+		if (kvl % u)
+			return kvl;
+	}
+	return 0;
+}
+
 /* The parallel degrees: schedule, virtual stages, ZeRO, TP/SP, CP, experts. */
 static int check_parallel(const fw_caps *f, const strategy_t *s, const model_t *m, fw_issues *o, int n)
 {
@@ -218,8 +242,17 @@ static int check_parallel(const fw_caps *f, const strategy_t *s, const model_t *
 	if (s->tp > 1 && !s->vocab_parallel)
 		n = add(o, n, "%s cannot keep the embedding and output layer whole under TP (vocab_parallel false)",
 				f->key);
-	if (s->cp > 1 && !(f->cp_kinds & BIT(s->cp_kind)))
-		n = add(o, n, "%s cannot run %s context parallelism", f->key, strat_cp_kind_name(s->cp_kind));
+	int cpm = strat_cp_mode(s);
+	if (s->cp > 1 && !(f->cp_kinds & BIT(cpm)))
+		n = add(o, n, "%s cannot run %s context parallelism%s", f->key, strat_cp_kind_name(cpm),
+				cpm == CP_USP ? " (Ulysses groups inside a ring)" : "");
+	int kvl = ulysses_kv_short(s, m);
+	if (kvl && !f->ulysses_kv_repeat)
+		n = add(o, n, "%s cannot run a Ulysses degree of %d over %d key/value heads per TP rank (it scatters "
+				"them as they are, so the degree must divide them)", f->key, strat_cp_ulysses(s), kvl);
+	if (s->moe_redundant > 0 && !f->redundant_experts)
+		n = add(o, n, "%s cannot host redundant experts (moe_redundant_experts %d)%s", f->key, s->moe_redundant,
+				f->redundant_why ? f->redundant_why : "");
 	if (s->etp > 1 && !f->etp && model_max_experts(m) > 0)
 		n = add(o, n, "%s cannot run expert tensor parallelism (etp %d)", f->key, s->etp);
 	return n;
