@@ -67,13 +67,8 @@ const fw_caps fw_table[FW_COUNT] = {
 		.key = "megatron", .name = "Megatron-LM",
 		.sched = BIT(SCHED_1F1B) | BIT(SCHED_INTERLEAVED),
 		.zero = 0xf, .zero_pp = 0xf, .zero_tp = 0xf,
-		/* USP: --cp-comm-type a2a+p2p with --hierarchical-context-parallel-sizes
-		 * (megatron/training/arguments.py; Transformer Engine >= 1.12) */
+		/* USP: --cp-comm-type a2a+p2p --hierarchical-context-parallel-sizes (TE >= 1.12) */
 		.cp_kinds = BIT(CP_RING) | BIT(CP_ULYSSES) | BIT(CP_USP), .recompute = ALL_RC, .precision = ALL_PREC,
-		/* upstream Megatron-LM replicates no expert in training; the UltraEP fork adds
-		 * --moe-enable-ultraep --moe-num-redundant-experts-per-rank N */
-		.redundant_why = " (upstream Megatron-Core places each expert once; the UltraEP fork's "
-			"--moe-num-redundant-experts-per-rank is not upstream)",
 		.vpp = true, .uneven = true, .empty_stage = true, .rc_block = true, .rc_modules = true, .sp_off = true, .sp_on = true,
 		.tp_overlap = true, .etp = true, .unfused_attention = true, .mtp = true, .mixed_layers = false,
 		.logit_bytes = 6.0, .sdpa_attention = false, .per_op_sac = false, .tp_bwd_serial = false,
@@ -110,7 +105,6 @@ const fw_caps fw_table[FW_COUNT] = {
 	},
 	[FW_TORCHTITAN] = {
 		.key = "torchtitan", .name = "torchtitan",
-		.redundant_why = " (its MoE places each expert once per EP rank)",
 		.sched = BIT(SCHED_GPIPE) | BIT(SCHED_1F1B) | BIT(SCHED_INTERLEAVED) | BIT(SCHED_ZBV),
 		.zero = BIT(0) | BIT(2) | BIT(3), .zero_pp = BIT(2) | BIT(3), .zero_tp = BIT(2) | BIT(3),
 		.cp_kinds = BIT(CP_RING), .recompute = ALL_RC, .precision = BIT(PREC_BF16) | BIT(PREC_FP8),
@@ -139,7 +133,6 @@ const fw_caps fw_table[FW_COUNT] = {
 	},
 	[FW_DEEPSPEED] = {
 		.key = "deepspeed", .name = "DeepSpeed",
-		.redundant_why = " (DeepSpeed-MoE places each expert once per EP rank)",
 		.sched = BIT(SCHED_1F1B) | BIT(SCHED_INTERLEAVED),
 		.zero = 0xf, .zero_pp = BIT(0) | BIT(1), .zero_tp = BIT(0) | BIT(1) | BIT(2),
 		.cp_kinds = BIT(CP_ULYSSES), .recompute = BIT(RC_NONE) | BIT(RC_FULL),
@@ -202,22 +195,6 @@ static const char *sched_list(unsigned mask, char *buf, size_t len)
 	return buf;
 }
 
-/* The key/value heads per TP rank of the first layer kind whose heads the Ulysses degree
- * does not divide (so they are repeated to it), or 0. */
-static int ulysses_kv_short(const strategy_t *s, const model_t *m)
-{
-	int u = strat_cp_ulysses(s);
-	for (int k = 0; u > 1 && k < m->nkinds; k++) {
-		const layer_kind *t = &m->kind[k];
-		if (t->attn != ATTN_GQA)
-			continue;
-		int kvl = t->kv_heads >= s->tp ? t->kv_heads / s->tp : 1;
-		if (kvl % u)
-			return kvl;
-	}
-	return 0;
-}
-
 /* The parallel degrees: schedule, virtual stages, ZeRO, TP/SP, CP, experts. */
 static int check_parallel(const fw_caps *f, const strategy_t *s, const model_t *m, fw_issues *o, int n)
 {
@@ -246,13 +223,9 @@ static int check_parallel(const fw_caps *f, const strategy_t *s, const model_t *
 	if (s->cp > 1 && !(f->cp_kinds & BIT(cpm)))
 		n = add(o, n, "%s cannot run %s context parallelism%s", f->key, strat_cp_kind_name(cpm),
 				cpm == CP_USP ? " (Ulysses groups inside a ring)" : "");
-	int kvl = ulysses_kv_short(s, m);
-	if (kvl && !f->ulysses_kv_repeat)
-		n = add(o, n, "%s cannot run a Ulysses degree of %d over %d key/value heads per TP rank (it scatters "
-				"them as they are, so the degree must divide them)", f->key, strat_cp_ulysses(s), kvl);
-	if (s->moe_redundant > 0 && !f->redundant_experts)
-		n = add(o, n, "%s cannot host redundant experts (moe_redundant_experts %d)%s", f->key, s->moe_redundant,
-				f->redundant_why ? f->redundant_why : "");
+	if (strat_ulysses_kv_short(s, m) && !f->ulysses_kv_repeat)
+		n = add(o, n, "%s cannot run Ulysses degree %d over %d key/value heads per TP rank (they must divide by it)",
+				f->key, strat_cp_ulysses(s), strat_ulysses_kv_short(s, m));
 	if (s->etp > 1 && !f->etp && model_max_experts(m) > 0)
 		n = add(o, n, "%s cannot run expert tensor parallelism (etp %d)", f->key, s->etp);
 	return n;
@@ -451,7 +424,7 @@ static void layout_light(const strategy_t *s, const model_t *m, fw_layout *lay, 
 	lay->rc_block = 0;
 }
 
-/* The plan's rules; whole = 0 leaves its layout out (even split, the plan's one mode). */
+/* The plan's rules; whole 0 leaves its layout out (even split, one mode), -1 also replicas. */
 static int plan_rules(int fw, const strategy_t *s, const model_t *m, fw_issues *out, int whole)
 {
 	if (out)
@@ -460,8 +433,11 @@ static int plan_rules(int fw, const strategy_t *s, const model_t *m, fw_issues *
 		return 0;
 	const fw_caps *f = &fw_table[fw];
 	fw_layout lay;
-	layout_light(s, m, &lay, whole);
+	layout_light(s, m, &lay, whole > 0);
 	int n = check_parallel(f, s, m, out, 0);
+	if (whole >= 0 && s->moe_redundant > 0 && !f->redundant_experts)
+		n = add(out, n, "%s cannot host redundant experts (moe_redundant_experts %d): %s", f->key,
+				s->moe_redundant, FW_NO_REDUNDANT);
 	n = check_kernels(f, s, &lay, out, n);
 	n = check_optimizer(f, s, out, n);
 	n = check_offload(f, s, out, n);
@@ -502,8 +478,8 @@ int fw_validate(const strategy_t *s, const model_t *m, char *why, size_t n)
 
 int fw_search_check(const strategy_t *s, const model_t *m, fw_issues *out)
 {
-	/* on the search's path: no copy of the strategy, no layout */
-	return s->framework != FW_AUTO ? 0 : plan_rules(strat_framework(s), s, m, out, 0);
+	/* the search's path: no layout; replicas are the job's opt-in (search_space.c) */
+	return s->framework != FW_AUTO ? 0 : plan_rules(strat_framework(s), s, m, out, -1);
 }
 
 void fw_runners(const strategy_t *s, const model_t *m, char *buf, size_t n)

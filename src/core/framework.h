@@ -98,8 +98,10 @@ typedef struct {
 	                           * degree, repeating them (USP's rule; TE's a2a asserts they
 	                           * divide) */
 	bool redundant_experts;   /* replicas of hot experts on the EP ranks (EPLB) */
-	const char *redundant_why; /* why not, after "cannot host redundant experts" */
 } fw_caps;
+/* Why no framework hosts redundant experts in training (fw_check, the exports). */
+#define FW_NO_REDUNDANT "each expert is placed once per EP rank (DeepSeek's EPLB replicas are its own " \
+	"deployment; Megatron-LM's UltraEP fork, not upstream, adds --moe-num-redundant-experts-per-rank)"
 
 /* How an offloaded optimizer step overlaps: nothing (copies and host step in series), the
  * gradient copies under backward (host step and parameter copies after it), or per

@@ -295,6 +295,22 @@ static int check_degrees(const strategy_t *s, int devices, char *why, size_t n)
 	return 0;
 }
 
+/* The key/value heads per TP rank of the first layer kind whose heads the Ulysses degree
+ * does not divide (so they are repeated to it), or 0. */
+int strat_ulysses_kv_short(const strategy_t *s, const model_t *m)
+{
+	int u = strat_cp_ulysses(s);
+	for (int k = 0; u > 1 && k < m->nkinds; k++) {
+		const layer_kind *t = &m->kind[k];
+		if (t->attn != ATTN_GQA)
+			continue;
+		int kvl = t->kv_heads >= s->tp ? t->kv_heads / s->tp : 1;
+		if (kvl % u)
+			return kvl;
+	}
+	return 0;
+}
+
 /* The Ulysses degree u of CP (cp_ulysses or cp_kind) and the ring of cp/u around it. */
 static int check_ulysses(const strategy_t *s, const model_t *m, char *why, size_t n)
 {
@@ -318,7 +334,8 @@ static int check_ulysses(const strategy_t *s, const model_t *m, char *why, size_
 		int hl = t->heads / s->tp;
 		int kvl = t->attn == ATTN_GQA ? (t->kv_heads >= s->tp ? t->kv_heads / s->tp : 1) : hl;
 		if (hl % u)
-			return why_set(why, n, "ulysses degree %d does not divide the %d heads left per TP rank", u, hl);
+			return why_set(why, n, "ulysses %s=%d does not divide the %d heads left per TP rank",
+					u == s->cp ? "cp" : "degree", u, hl);
 		if (kvl % u && u % kvl)
 			return why_set(why, n, "ulysses degree %d and the %d key/value heads left per TP rank: one must "
 					"divide the other", u, kvl);

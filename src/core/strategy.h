@@ -173,6 +173,9 @@ static inline int strat_cp_mode(const strategy_t *s)
 	int u = strat_cp_ulysses(s);
 	return u <= 1 ? CP_RING : u >= s->cp ? CP_ULYSSES : CP_USP;
 }
+/* The key/value heads per TP rank of the first layer kind whose count the Ulysses degree
+ * does not divide (Ulysses then repeats them to it), or 0. */
+int strat_ulysses_kv_short(const strategy_t *s, const model_t *m);
 /* Physical over logical experts of a rank holding `experts`/ep experts and s->moe_redundant
  * replicas: (E/ep + r) / (E/ep); 1 without replicas. */
 static inline double strat_moe_replica(const strategy_t *s, int experts)

@@ -53,6 +53,9 @@ static void limits(export_notes *ns, const export_facts *x, int *autotp, int *ul
 				s->cp);
 	if (*ulysses)
 		export_note(ns, "sequence_parallel_size needs DeepSpeed's Ulysses layer (ALST) in the model code");
+	if (*ulysses && strat_ulysses_kv_short(s, x->m))
+		export_note(ns, "not expressible: Ulysses degree %d over %d key/value heads per TP rank; DeepSpeed's "
+				"all-to-all scatters them as they are", s->cp, strat_ulysses_kv_short(s, x->m));
 	if (x->moe) {
 		export_note(ns, "in the model code: ep %d, the ep_size of deepspeed.moe.layer.MoE", s->ep);
 		if (s->etp > 1)

@@ -24,7 +24,7 @@ typedef struct {
 typedef struct {
 	int tp, cp, pp, dp, ep, etp;
 	unsigned sched_ok, sp_ok;  /* bit per value some strategy of the split may use */
-	unsigned long long cpk_ok; /* bit per column variant (search_lists.cpk) likewise */
+	unsigned long long cpk_ok; /* bit per Ulysses degree of the variants likewise */
 	long long leaves;          /* strategies below it before those checks */
 } search_unit;
 
@@ -44,6 +44,7 @@ typedef struct {
 	/* column variants: the Ulysses degree of CP (1 ring, cp Ulysses, between: USP) and
 	 * the redundant experts per EP rank, crossed (search_var_set) */
 	int cpk[SEARCH_MAX_VAR], red[SEARCH_MAX_VAR], ncpk;
+	int nred;                  /* redundancies per Ulysses degree (variant i has degree i/nred) */
 	int mbs[SEARCH_MAX_DIV], nmbs; /* ascending */
 } search_lists;
 

@@ -142,21 +142,21 @@ static int unit_ulysses(const search_space *sp, const search_unit *u, int *out)
 	return n;
 }
 
-/* The redundant experts per EP rank a unit tries: the plan's own count when it sets one;
- * else, when the job's routing is imbalanced (moe_capacity_factor > 1) and the framework
- * can replicate experts, 0, 1, 2, 4 and 8 up to the experts a rank does not own (EPLB,
- * docs/cost-model.md), so the search weighs EP degree against redundancy; else 0. */
+/* The redundant experts per EP rank a unit tries. A job that sets moe_redundant_experts R
+ * opts in to a trainer with EPLB-style replicas (none of the exported frameworks has one):
+ * 0, 1, 2, 4 ... below R and R itself, at most the experts a rank does not own, so the
+ * search weighs the EP degree against replicas (docs/cost-model.md); else 0. */
 static int unit_redundancy(const search_space *sp, const search_unit *u, int *out)
 {
-	static const int tries[SEARCH_MAX_RED] = {0, 1, 2, 4, 8};
 	const strategy_t *b = &sp->base;
-	int e = model_max_experts(sp->job->model), n = 0;
-	int can = b->framework == FW_AUTO || fw_caps_of(b->framework)->redundant_experts;
-	out[n++] = b->moe_redundant;
-	if (b->moe_redundant > 0 || e == 0 || u->ep < 2 || !(b->moe_cf > 1) || !can)
+	int e = model_max_experts(sp->job->model), n = 0, rmax = b->moe_redundant;
+	out[n++] = 0;
+	if (rmax <= 0 || e == 0 || u->ep < 2 || (b->framework != FW_AUTO && !fw_caps_of(b->framework)->redundant_experts))
 		return n;
-	for (int i = 1; i < SEARCH_MAX_RED && tries[i] <= e - e / u->ep; i++)
-		out[n++] = tries[i];
+	rmax = rmax < e - e / u->ep ? rmax : e - e / u->ep;
+	for (int r = 1; r < rmax && n < SEARCH_MAX_RED - 1; r *= 2)
+		out[n++] = r;
+	out[n++] = rmax;
 	return n;
 }
 
@@ -166,6 +166,7 @@ static void unit_variants(const search_space *sp, const search_unit *u, search_l
 	int us[2 + SEARCH_MAX_USP], rs[SEARCH_MAX_RED];
 	int nu = unit_ulysses(sp, u, us), nr = unit_redundancy(sp, u, rs);
 	L->ncpk = 0;
+	L->nred = nr;
 	for (int i = 0; i < nu; i++)
 		for (int j = 0; j < nr; j++) {
 			L->cpk[L->ncpk] = us[i];
@@ -210,7 +211,7 @@ void search_unit_lists(const search_space *sp, const search_unit *u, int filter,
 		L->nsched = keep(L->sched, L->nsched, u->sched_ok);
 		int k = 0;
 		for (int i = 0; i < L->ncpk; i++)
-			if (u->cpk_ok >> i & 1) {
+			if (u->cpk_ok >> (i / L->nred) & 1) {
 				L->cpk[k] = L->cpk[i];
 				L->red[k++] = L->red[i];
 			}
@@ -299,12 +300,13 @@ static int probe_split(search_space *sp, search_unit *u)
 		s.vpp = vlo;
 		for (int ik = 0; ik < L.ncpk; ik++) {
 			search_var_set(&s, &L, ik);
+			s.moe_redundant = 0; /* the split's probe has no EP: replicas are the unit's */
 			for (int i = 0; i < L.nsp; i++) {
 				s.sp = L.sp[i];
 				if (strat_validate(&s, j->model, j->cluster, j->devices, NULL, 0))
 					continue;
 				u->sched_ok |= 1u << s.schedule;
-				u->cpk_ok |= 1ull << ik;
+				u->cpk_ok |= 1ull << (ik / L.nred);
 				u->sp_ok |= 1u << s.sp;
 			}
 		}
@@ -318,6 +320,7 @@ static int probe_split(search_space *sp, search_unit *u)
 	s.schedule = (uint8_t)L.sched[0];
 	s.vpp = vlo;
 	search_var_set(&s, &L, 0);
+	s.moe_redundant = 0;
 	s.sp = L.sp[0];
 	if (strat_validate(&s, j->model, j->cluster, j->devices, why, sizeof why))
 		search_note_why(sp->why, &sp->why_s, &sp->have_why, why, &s);

@@ -72,7 +72,9 @@ static void cp_comm(const cost_ctx *x, const layer_parts *p, layer_cost *o)
 	}
 	if (u > 1) {
 		/* Ulysses: all-to-all of Q, K, V before and of the output after attention */
-		double vol = tok * (p->sh.qd + (p->sh.kd + p->sh.vd) * kvrep + p->sh.od) * ACT_BYTES;
+		double dims = kvrep > 1 ? p->sh.qd + (p->sh.kd + p->sh.vd) * kvrep + p->sh.od :
+			p->sh.qd + p->sh.kd + p->sh.vd + p->sh.od;
+		double vol = tok * dims * ACT_BYTES;
 		double a2a = comm_alltoall(x->cpu_l, u, vol);
 		o->cp_f += a2a;
 		o->cp_b += a2a;

@@ -46,7 +46,7 @@ static double moe_experts(const cost_ctx *x, const layer_shape *sh)
 	/* local experts: E/ep of its own and the redundant replicas, over which the busiest
 	 * rank's tokens spread */
 	double nloc = (double)t->experts / s->ep + s->moe_redundant;
-	double me = sh->etml / nloc; /* tokens per local expert */
+	double me = sh->etml * s->ep / (t->experts + (double)s->moe_redundant * s->ep); /* tokens per local expert */
 	double gg = x->c->eff.grouped_gemm, kl = x->c->eff.kernel_us * 1e-6;
 	double t1 = compute_gemm_n(x, me, h, g * ef, nloc, gg), t2 = compute_gemm_n(x, me, ef, h, nloc, gg);
 	if (fw_run_caps(s)->expert_launches)
