@@ -41,7 +41,7 @@ typedef struct {
 	int sched[SCHED_COUNT], nsched;
 	int rc[RC_COUNT], nrc;
 	int sp[2], nsp;
-	/* column variants: the Ulysses degree of CP (1 ring, cp Ulysses, between: USP) and
+	/* column variants: the Ulysses degree of CP (1 ring, -1 Ulysses, else USP's) and
 	 * the redundant experts per EP rank, crossed (search_var_set) */
 	int cpk[SEARCH_MAX_VAR], red[SEARCH_MAX_VAR], ncpk;
 	int nred;                  /* redundancies per Ulysses degree (variant i has degree i/nred) */
@@ -122,9 +122,9 @@ void search_unit_lists(const search_space *sp, const search_unit *u, int filter,
  * variant i of L. */
 static inline void search_var_set(strategy_t *s, const search_lists *L, int i)
 {
-	int u = L->cpk[i];
-	s->cp_kind = (uint8_t)(s->cp > 1 && u >= s->cp ? CP_ULYSSES : CP_RING);
-	s->cp_ulysses = u > 1 && u < s->cp ? u : 0;
+	int u = L->cpk[i]; /* -1: Ulysses over all of cp */
+	s->cp_kind = (uint8_t)(u < 0 ? CP_ULYSSES : CP_RING);
+	s->cp_ulysses = u > 1 ? u : 0;
 	s->moe_redundant = L->red[i];
 }
 /* The vpp values a schedule takes in a pipeline of pp stages: [lo, hi] (empty if hi < lo). */

@@ -118,22 +118,23 @@ static int unit_ulysses(const search_space *sp, const search_unit *u, int *out)
 	const fw_caps *f = sp->base.framework != FW_AUTO ? fw_caps_of(sp->base.framework) : NULL;
 	unsigned ok = f ? f->cp_kinds : ~0u;
 	int n = 0;
+	if (sp->fix[PIN_CP_KIND]) { /* -1: cp_kind ulysses (search_var_set) */
+		out[n++] = sp->val[PIN_CP_KIND] == CP_ULYSSES ? -1 : 1;
+		return n;
+	}
+	if (sp->base.cp_ulysses > 1) { /* the job's own degree (--cp-ulysses), as a pin: the
+		                                * units whose cp it does not divide are invalid */
+		out[n++] = sp->base.cp_ulysses;
+		return n;
+	}
 	if (u->cp == 1) {
 		out[n++] = 1;
-		return n;
-	}
-	if (sp->fix[PIN_CP_KIND]) {
-		out[n++] = sp->val[PIN_CP_KIND] == CP_ULYSSES ? u->cp : 1;
-		return n;
-	}
-	if (sp->base.cp_ulysses > 1) { /* the job's own split (--cp-ulysses): its only value */
-		out[n++] = sp->base.cp_ulysses;
 		return n;
 	}
 	if (ok & 1u << CP_RING)
 		out[n++] = 1;
 	if (ok & 1u << CP_ULYSSES)
-		out[n++] = u->cp;
+		out[n++] = -1;
 	for (int d = 2, k = 0; d < u->cp && k < SEARCH_MAX_USP && (ok & 1u << CP_USP); d++)
 		if (u->cp % d == 0) {
 			out[n++] = d;
