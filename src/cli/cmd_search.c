@@ -64,11 +64,16 @@ static void strat_text(char *out, size_t n, const strategy_t *s, const model_t *
 	size_t l = (size_t)snprintf(out, n, "dp=%d tp=%d pp=%d", s->dp, s->tp, s->pp);
 	if (s->vpp > 1 && l < n)
 		l += (size_t)snprintf(out + l, n - l, " vpp=%d", s->vpp);
-	if (l < n)
+	if (l < n && s->cp > 1 && strat_cp_mode(s) == CP_USP)
+		l += (size_t)snprintf(out + l, n - l, " cp=%d(usp %dx%d)", s->cp, strat_cp_ulysses(s),
+				s->cp / strat_cp_ulysses(s));
+	else if (l < n)
 		l += (size_t)snprintf(out + l, n - l, " cp=%d%s", s->cp,
 				s->cp > 1 ? (s->cp_kind == CP_ULYSSES ? "(ulysses)" : "(ring)") : "");
 	if (moe && l < n)
 		l += (size_t)snprintf(out + l, n - l, " ep=%d etp=%d", s->ep, s->etp);
+	if (s->moe_redundant > 0 && l < n)
+		l += (size_t)snprintf(out + l, n - l, " red=%d", s->moe_redundant);
 	if (l < n)
 		l += (size_t)snprintf(out + l, n - l, " zero=%d mbs=%d%s %s %s", s->zero, s->micro_batch,
 				s->tp > 1 ? (s->sp ? " sp" : " no-sp") : "", strat_recompute_name(s->recompute),

@@ -381,6 +381,8 @@ eval_kinds_key eval_kinds_key_of(const strategy_t *s)
 	k.etp = s->etp;
 	k.micro_batch = s->micro_batch;
 	k.seq = s->seq;
+	k.cp_ulysses = s->cp_ulysses;
+	k.moe_redundant = s->moe_redundant;
 	k.moe_cf = s->moe_cf;
 	k.sp = s->sp;
 	k.flash = s->flash;

@@ -112,7 +112,7 @@ typedef struct {
 /* Every field of a strategy that the layer-kind costs read: strategies with equal keys
  * share them (eval_kinds_same). Padding is zeroed, so keys compare with memcmp. */
 typedef struct {
-	int tp, cp, ep, etp, micro_batch, seq;
+	int tp, cp, ep, etp, micro_batch, seq, cp_ulysses, moe_redundant;
 	double moe_cf;
 	uint8_t sp, flash, tp_overlap, cp_kind, precision, rc_modules, fp8_cache, loss_fusion;
 	uint8_t framework, dualpipe;

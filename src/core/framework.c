@@ -67,7 +67,8 @@ const fw_caps fw_table[FW_COUNT] = {
 		.key = "megatron", .name = "Megatron-LM",
 		.sched = BIT(SCHED_1F1B) | BIT(SCHED_INTERLEAVED),
 		.zero = 0xf, .zero_pp = 0xf, .zero_tp = 0xf,
-		.cp_kinds = BIT(CP_RING) | BIT(CP_ULYSSES), .recompute = ALL_RC, .precision = ALL_PREC,
+		/* USP: --cp-comm-type a2a+p2p --hierarchical-context-parallel-sizes (TE >= 1.12) */
+		.cp_kinds = BIT(CP_RING) | BIT(CP_ULYSSES) | BIT(CP_USP), .recompute = ALL_RC, .precision = ALL_PREC,
 		.vpp = true, .uneven = true, .empty_stage = true, .rc_block = true, .rc_modules = true, .sp_off = true, .sp_on = true,
 		.tp_overlap = true, .etp = true, .unfused_attention = true, .mtp = true, .mixed_layers = false,
 		.logit_bytes = 6.0, .sdpa_attention = false, .per_op_sac = false, .tp_bwd_serial = false,
@@ -222,8 +223,13 @@ static int check_parallel(const fw_caps *f, const strategy_t *s, const model_t *
 	if (s->tp > 1 && !s->vocab_parallel)
 		n = add(o, n, "%s cannot keep the embedding and output layer whole under TP (vocab_parallel false)",
 				f->key);
-	if (s->cp > 1 && !(f->cp_kinds & BIT(s->cp_kind)))
-		n = add(o, n, "%s cannot run %s context parallelism", f->key, strat_cp_kind_name(s->cp_kind));
+	int cpm = strat_cp_mode(s);
+	if (s->cp > 1 && !(f->cp_kinds & BIT(cpm)))
+		n = add(o, n, "%s cannot run %s context parallelism%s", f->key, strat_cp_kind_name(cpm),
+				cpm == CP_USP ? " (Ulysses groups inside a ring)" : "");
+	if (strat_ulysses_kv_short(s, m) && !f->ulysses_kv_repeat)
+		n = add(o, n, "%s cannot run Ulysses degree %d over %d key/value heads per TP rank (they must divide by it)",
+				f->key, strat_cp_ulysses(s), strat_ulysses_kv_short(s, m));
 	if (s->etp > 1 && !f->etp && model_max_experts(m) > 0)
 		n = add(o, n, "%s cannot run expert tensor parallelism (etp %d)", f->key, s->etp);
 	return n;
@@ -422,7 +428,7 @@ static void layout_light(const strategy_t *s, const model_t *m, fw_layout *lay, 
 	lay->rc_block = 0;
 }
 
-/* The plan's rules; whole = 0 leaves its layout out (even split, the plan's one mode). */
+/* The plan's rules; whole 0 leaves its layout out (even split, one mode), -1 also replicas. */
 static int plan_rules(int fw, const strategy_t *s, const model_t *m, fw_issues *out, int whole)
 {
 	if (out)
@@ -431,8 +437,11 @@ static int plan_rules(int fw, const strategy_t *s, const model_t *m, fw_issues *
 		return 0;
 	const fw_caps *f = &fw_table[fw];
 	fw_layout lay;
-	layout_light(s, m, &lay, whole);
+	layout_light(s, m, &lay, whole > 0);
 	int n = check_parallel(f, s, m, out, 0);
+	if (whole >= 0 && s->moe_redundant > 0 && !f->redundant_experts)
+		n = add(out, n, "%s cannot host redundant experts (moe_redundant_experts %d): %s", f->key,
+				s->moe_redundant, FW_NO_REDUNDANT);
 	n = check_kernels(f, s, &lay, out, n);
 	n = check_optimizer(f, s, out, n);
 	n = check_offload(f, s, out, n);
@@ -479,8 +488,8 @@ int fw_validate(const strategy_t *s, const model_t *m, char *why, size_t n)
 
 int fw_search_check(const strategy_t *s, const model_t *m, fw_issues *out)
 {
-	/* on the search's path: no copy of the strategy, no layout */
-	return s->framework != FW_AUTO ? 0 : plan_rules(strat_framework(s), s, m, out, 0);
+	/* the search's path: no layout; replicas are the job's opt-in (search_space.c) */
+	return s->framework != FW_AUTO ? 0 : plan_rules(strat_framework(s), s, m, out, -1);
 }
 
 void fw_runners(const strategy_t *s, const model_t *m, char *buf, size_t n)

@@ -44,7 +44,7 @@ typedef struct {
 	unsigned zero;            /* ZeRO levels it runs (bit per level) */
 	unsigned zero_pp;         /* ... and with pp > 1 */
 	unsigned zero_tp;         /* ... and with tp > 1 */
-	unsigned cp_kinds;        /* cp_kind_t bits */
+	unsigned cp_kinds;        /* cp_kind_t bits of the modes it runs (strat_cp_mode) */
 	unsigned recompute;       /* recompute_t bits */
 	unsigned precision;       /* PREC_* bits */
 	bool vpp;                 /* virtual stages (interleaved chunks) */
@@ -94,7 +94,14 @@ typedef struct {
 	int offload_overlap;      /* FW_OVL_*: what of the copies and the host step is hidden */
 	const char *offload_why;  /* why not, after "cannot offload the optimizer under ZeRO-k" */
 	bool act_offload;         /* activations of the first N layers kept on the host */
+	bool ulysses_kv_repeat;   /* Ulysses with fewer key/value heads per TP rank than its
+	                           * degree, repeating them (USP's rule; TE's a2a asserts they
+	                           * divide) */
+	bool redundant_experts;   /* replicas of hot experts on the EP ranks (EPLB) */
 } fw_caps;
+/* Why no framework hosts redundant experts in training (fw_check, the exports). */
+#define FW_NO_REDUNDANT "each expert is placed once per EP rank (DeepSeek's EPLB replicas are its own " \
+	"deployment; Megatron-LM's UltraEP fork, not upstream, adds --moe-num-redundant-experts-per-rank)"
 
 /* How an offloaded optimizer step overlaps: nothing (copies and host step in series), the
  * gradient copies under backward (host step and parameter copies after it), or per

@@ -9,7 +9,7 @@
 static const char *rc_names[] = {"none", "selective", "full"};
 static const char *sched_names[] = {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "zb-v", "dualpipe"};
 static const char *prec_names[] = {"bf16", "fp16", "fp8"};
-static const char *cp_names[] = {"ring", "ulysses"};
+static const char *cp_names[CP_MODES] = {"ring", "ulysses", "usp"};
 static const char *fw_names[] = {"auto", "megatron", "torchtitan", "deepspeed"};
 static const char *fp8c_names[FP8C_COUNT] = {"none", "deepseek"};
 static const char *rcm_names[RCM_COUNT] = {"core_attn", "layernorm", "mla_up_proj", "moe_act", "mlp", "moe",
@@ -32,7 +32,7 @@ static int find(const char *const *names, int n, const char *s)
 const char *strat_recompute_name(int v) { return v >= 0 && v < RC_COUNT ? rc_names[v] : "?"; }
 const char *strat_schedule_name(int v) { return v >= 0 && v < SCHED_COUNT ? sched_names[v] : "?"; }
 const char *strat_precision_name(int v) { return v >= 0 && v < PREC_COUNT ? prec_names[v] : "?"; }
-const char *strat_cp_kind_name(int v) { return v >= 0 && v < 2 ? cp_names[v] : "?"; }
+const char *strat_cp_kind_name(int v) { return v >= 0 && v < CP_MODES ? cp_names[v] : "?"; }
 int strat_parse_recompute(const char *s) { return find(rc_names, RC_COUNT, s); }
 int strat_parse_precision(const char *s) { return find(prec_names, PREC_COUNT, s); }
 int strat_parse_cp_kind(const char *s) { return find(cp_names, 2, s); }
@@ -295,6 +295,54 @@ static int check_degrees(const strategy_t *s, int devices, char *why, size_t n)
 	return 0;
 }
 
+/* The key/value heads per TP rank of the first layer kind whose heads the Ulysses degree
+ * does not divide (so they are repeated to it), or 0. */
+int strat_ulysses_kv_short(const strategy_t *s, const model_t *m)
+{
+	int u = strat_cp_ulysses(s);
+	for (int k = 0; u > 1 && k < m->nkinds; k++) {
+		const layer_kind *t = &m->kind[k];
+		if (t->attn != ATTN_GQA)
+			continue;
+		int kvl = t->kv_heads >= s->tp ? t->kv_heads / s->tp : 1;
+		if (kvl % u)
+			return kvl;
+	}
+	return 0;
+}
+
+/* The Ulysses degree u of CP (cp_ulysses or cp_kind) and the ring of cp/u around it. */
+static int check_ulysses(const strategy_t *s, const model_t *m, char *why, size_t n)
+{
+	if (s->cp_ulysses < 0 || (s->cp_ulysses > 1 && s->cp % s->cp_ulysses))
+		return why_set(why, n, "cp_ulysses=%d must divide cp=%d (the ring degree is cp/cp_ulysses)",
+				s->cp_ulysses, s->cp);
+	if (s->cp_kind == CP_ULYSSES && s->cp_ulysses > 1 && s->cp_ulysses != s->cp)
+		return why_set(why, n, "cp_kind ulysses puts all cp=%d ranks in the Ulysses group; for a ring of "
+				"Ulysses groups of %d (USP) use cp_kind ring with cp_ulysses %d", s->cp, s->cp_ulysses,
+				s->cp_ulysses);
+	int u = strat_cp_ulysses(s);
+	/* the ring's load-balanced causal chunks: 2 per CP rank (Megatron's a2a+p2p too) */
+	if (s->cp > 1 && u < s->cp && s->seq % (2 * s->cp))
+		return why_set(why, n, "ring context parallelism needs the sequence length %d divisible by 2*cp=%d (load-balanced chunks)",
+				s->seq, 2 * s->cp);
+	/* Ulysses scatters the heads of each TP rank over its u ranks: the query heads must
+	 * split; key/value heads split too, or (fewer than u) are repeated to u, as USP does
+	 * (Fang & Zhao 2024, Sec. 3; layer_comm.c prices the repeated copies) */
+	for (int k = 0; u > 1 && k < m->nkinds; k++) {
+		const layer_kind *t = &m->kind[k];
+		int hl = t->heads / s->tp;
+		int kvl = t->attn == ATTN_GQA ? (t->kv_heads >= s->tp ? t->kv_heads / s->tp : 1) : hl;
+		if (hl % u)
+			return why_set(why, n, "ulysses %s=%d does not divide the %d heads left per TP rank",
+					u == s->cp ? "cp" : "degree", u, hl);
+		if (kvl % u && u % kvl)
+			return why_set(why, n, "ulysses degree %d and the %d key/value heads left per TP rank: one must "
+					"divide the other", u, kvl);
+	}
+	return 0;
+}
+
 /* Heads over TP and Ulysses CP, the sequence over CP and SP. */
 static int check_split(const strategy_t *s, const model_t *m, char *why, size_t n)
 {
@@ -310,13 +358,8 @@ static int check_split(const strategy_t *s, const model_t *m, char *why, size_t 
 	}
 	if (s->seq % s->cp)
 		return why_set(why, n, "cp=%d does not divide sequence length %d", s->cp, s->seq);
-	if (s->cp > 1 && s->cp_kind == CP_RING && s->seq % (2 * s->cp))
-		return why_set(why, n, "ring context parallelism needs the sequence length %d divisible by 2*cp=%d (load-balanced chunks)",
-				s->seq, 2 * s->cp);
-	for (int k = 0; s->cp > 1 && s->cp_kind == CP_ULYSSES && k < m->nkinds; k++)
-		if ((m->kind[k].heads / s->tp) % s->cp)
-			return why_set(why, n, "ulysses cp=%d does not divide the %d heads left per TP rank",
-					s->cp, m->kind[k].heads / s->tp);
+	if (check_ulysses(s, m, why, n))
+		return -1;
 	/* CP deals a vision encoder's images out whole (layer_comm.c) */
 	for (int k = 0; s->cp > 1 && k < m->nkinds; k++) {
 		long long imgs = (long long)s->micro_batch * m->kind[k].enc_images;
@@ -346,6 +389,20 @@ static int check_batch_experts(const strategy_t *s, const model_t *m, char *why,
 	}
 	if (moe_experts == 0 && (s->ep > 1 || s->etp > 1))
 		return why_set(why, n, "ep=%d, etp=%d: the model has no experts (use ep=1, etp=1)", s->ep, s->etp);
+	if (s->moe_redundant < 0 || (s->moe_redundant > 0 && (moe_experts == 0 || s->ep < 2)))
+		return why_set(why, n, "moe_redundant_experts=%d needs a MoE model and ep > 1 (replicas balance the "
+				"load across expert-parallel ranks)", s->moe_redundant);
+	for (int k = 0; s->moe_redundant > 0 && k < m->nkinds; k++) {
+		int e = m->kind[k].experts;
+		if (e > 0 && s->moe_redundant > e - e / s->ep)
+			return why_set(why, n, "moe_redundant_experts=%d exceeds the %d experts an EP rank does not own "
+					"(%d experts over ep=%d)", s->moe_redundant, e - e / s->ep, e, s->ep);
+	}
+	/* a replica is a whole copy refreshed from its owner after each step (EPLB); ZeRO-3
+	 * shards the owner's parameters themselves */
+	if (s->moe_redundant > 0 && s->zero == 3)
+		return why_set(why, n, "moe_redundant_experts needs zero 0, 1 or 2 (replicas are whole copies of "
+				"their owner's weights; ZeRO-3 shards those)");
 	if (moe_experts > 0) {
 		long long edp = (long long)s->dp * s->cp * s->tp;
 		if (edp % ((long long)s->ep * s->etp))

@@ -16,7 +16,10 @@ typedef enum {
 	SCHED_GPIPE = 0, SCHED_1F1B, SCHED_INTERLEAVED, SCHED_ZBH1, SCHED_ZBH2, SCHED_ZBV,
 	SCHED_DUALPIPE, SCHED_COUNT
 } schedule_t;
-typedef enum { CP_RING = 0, CP_ULYSSES = 1 } cp_kind_t;
+/* The context-parallel algorithm. A plan stores CP_RING or CP_ULYSSES in cp_kind; CP_USP is
+ * the derived mode of a ring of Ulysses groups (Fang & Zhao 2024, "USP", arXiv 2405.07719)
+ * that cp_ulysses between 1 and cp makes (strat_cp_mode). */
+typedef enum { CP_RING = 0, CP_ULYSSES = 1, CP_USP = 2, CP_MODES = 3 } cp_kind_t;
 /* The training framework, for the few semantics that differ between them on the same
  * strategy: what `selective` recomputation keeps, whether TP backward collectives hide
  * behind the weight-gradient GEMMs, and what the loss keeps. FW_AUTO (the default) is the
@@ -62,6 +65,15 @@ typedef struct {
 
 typedef struct {
 	int dp, tp, pp, vpp, cp, ep, etp, zero;
+	/* USP (Fang & Zhao 2024): the Ulysses degree u of the cp ranks, ring degree cp/u; the
+	 * Ulysses group is the inner one (adjacent ranks), the ring the outer (Megatron's
+	 * --hierarchical-context-parallel-sizes u cp/u with --cp-comm-type a2a+p2p). 0 or 1:
+	 * what cp_kind says (ring: u = 1; ulysses: u = cp). strat_cp_ulysses reads it. */
+	int cp_ulysses;
+	/* Redundant experts per EP rank (DeepSeek-V3's EPLB, arXiv 2412.19437 Sec. 3.4): each
+	 * rank hosts E/ep experts of its own and this many replicas of hot experts, which
+	 * lower the busiest rank's excess load (docs/cost-model.md, "Redundant experts"). */
+	int moe_redundant;
 	int micro_batch, global_batch, seq;
 	bool sp, flash, tp_overlap, vocab_parallel;
 	bool loss_fusion;    /* the framework's fused cross-entropy kernel (Megatron-LM
@@ -148,7 +160,39 @@ static inline void strat_split_span(strat_split sp, int c, int *lo, int *n)
 	*lo = c * sp.base + before;
 	*n = sp.base + (c >= sp.fe && c < sp.fe + sp.rem ? 1 : 0);
 }
-/* Names of enum values (stable, used in files and JSON). */
+/* The Ulysses degree of s's context parallelism (1 = pure ring, cp = pure Ulysses). */
+static inline int strat_cp_ulysses(const strategy_t *s)
+{
+	if (s->cp_kind == CP_ULYSSES)
+		return s->cp;
+	return s->cp_ulysses > 1 ? s->cp_ulysses : 1;
+}
+/* The context-parallel mode s runs: CP_RING, CP_ULYSSES or CP_USP (both degrees above 1). */
+static inline int strat_cp_mode(const strategy_t *s)
+{
+	int u = strat_cp_ulysses(s);
+	return u <= 1 ? CP_RING : u >= s->cp ? CP_ULYSSES : CP_USP;
+}
+/* The key/value heads per TP rank of the first layer kind whose count the Ulysses degree
+ * does not divide (Ulysses then repeats them to it), or 0. */
+int strat_ulysses_kv_short(const strategy_t *s, const model_t *m);
+/* Physical over logical experts of a rank holding `experts`/ep experts and s->moe_redundant
+ * replicas: (E/ep + r) / (E/ep); 1 without replicas. */
+static inline double strat_moe_replica(const strategy_t *s, int experts)
+{
+	if (s->moe_redundant <= 0 || experts <= 0)
+		return 1.0;
+	double n = (double)experts / s->ep;
+	return (n + s->moe_redundant) / n;
+}
+/* The busiest expert rank's load over the mean once redundant experts rebalance it: the
+ * excess cf - 1 shrinks by E/ep over E/ep + r (docs/cost-model.md, "Redundant experts"). */
+static inline double strat_moe_imbalance(const strategy_t *s, double cf, int experts)
+{
+	return 1.0 + (cf - 1.0) / strat_moe_replica(s, experts);
+}
+/* Names of enum values (stable, used in files and JSON); strat_cp_kind_name also names
+ * CP_USP ("usp"), which no plan stores. */
 const char *strat_recompute_name(int v);
 const char *strat_schedule_name(int v);
 const char *strat_precision_name(int v);

@@ -56,6 +56,9 @@ void export_kernel_notes(export_notes *ns, const strategy_t *s, int fw)
 	if (s->loss_fusion && !(f->fused_logit_bytes > 0))
 		export_note(ns, "not expressible: loss_fusion; %s has no fused cross-entropy switch%s, its own loss is "
 				"written", f->name, f->fused_loss_why);
+	if (s->moe_redundant > 0 && !f->redundant_experts)
+		export_note(ns, "not expressible: moe_redundant_experts %d; in %s %s; each expert once written",
+				s->moe_redundant, f->name, FW_NO_REDUNDANT);
 	if (s->fp8_cache != FP8C_NONE && !(f->fp8_cache >> s->fp8_cache & 1))
 		export_note(ns, "not expressible: fp8_cache %s; %s keeps its fp8 GEMMs' own saved inputs",
 				strat_fp8_cache_name(s->fp8_cache), f->name);

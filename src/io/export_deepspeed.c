@@ -22,7 +22,7 @@ static void limits(export_notes *ns, const export_facts *x, int *autotp, int *ul
 {
 	const strategy_t *s = x->s;
 	*autotp = s->tp > 1 && s->zero <= 2;
-	*ulysses = s->cp > 1 && s->cp_kind == CP_ULYSSES;
+	*ulysses = s->cp > 1 && strat_cp_mode(s) == CP_ULYSSES;
 	if (s->tp > 1 && !*autotp)
 		export_note(ns, "not expressible: tp %d with ZeRO-3; DeepSpeed's AutoTP training takes ZeRO stages 0-2 "
 				"only (tensor_parallel left out)", s->tp);
@@ -48,10 +48,14 @@ static void limits(export_notes *ns, const export_facts *x, int *autotp, int *ul
 					"(uniform, parameters, type:...), not by counts");
 	}
 	if (s->cp > 1 && !*ulysses)
-		export_note(ns, "not expressible: ring context parallelism cp %d; DeepSpeed offers Ulysses "
-				"(all-to-all) sequence parallelism only", s->cp);
+		export_note(ns, "not expressible: %s context parallelism cp %d; DeepSpeed offers Ulysses "
+				"(all-to-all) sequence parallelism only", strat_cp_mode(s) == CP_USP ? "USP (Ulysses x ring)" : "ring",
+				s->cp);
 	if (*ulysses)
 		export_note(ns, "sequence_parallel_size needs DeepSpeed's Ulysses layer (ALST) in the model code");
+	if (*ulysses && strat_ulysses_kv_short(s, x->m))
+		export_note(ns, "not expressible: Ulysses degree %d over %d key/value heads per TP rank; DeepSpeed's "
+				"all-to-all scatters them as they are", s->cp, strat_ulysses_kv_short(s, x->m));
 	if (x->moe) {
 		export_note(ns, "in the model code: ep %d, the ep_size of deepspeed.moe.layer.MoE", s->ep);
 		if (s->etp > 1)

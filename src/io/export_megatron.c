@@ -385,7 +385,16 @@ static void parallel_flags(work *w, const export_facts *x)
 		pipeline_flags(w, x);
 	add(w, "--context-parallel-size %d", s->cp);
 	if (s->cp > 1) {
-		add(w, "--cp-comm-type %s", s->cp_kind == CP_ULYSSES ? "a2a" : "p2p");
+		/* USP: the a2a level first, on adjacent ranks, then the p2p ring
+		 * (megatron/training/arguments.py --hierarchical-context-parallel-sizes,
+		 * --cp-comm-type a2a+p2p; Transformer Engine >= 1.12) */
+		int cpm = strat_cp_mode(s), u = strat_cp_ulysses(s);
+		add(w, "--cp-comm-type %s", cpm == CP_ULYSSES ? "a2a" : cpm == CP_USP ? "a2a+p2p" : "p2p");
+		if (cpm == CP_USP)
+			add(w, "--hierarchical-context-parallel-sizes %d %d", u, s->cp / u);
+		if (strat_ulysses_kv_short(s, x->m))
+			export_note(&w->notes, "not expressible: Ulysses degree %d over %d key/value heads per TP rank; "
+					"Transformer Engine's all-to-all needs them divisible by it", u, strat_ulysses_kv_short(s, x->m));
 		if (s->seq % (2 * s->cp))
 			export_note(&w->notes, "not expressible: seq_length %d with cp %d; Megatron-LM wants it divisible "
 					"by 2*cp for every cp type", s->seq, s->cp);

@@ -99,8 +99,9 @@ int export_torchtitan(FILE *f, const export_facts *x)
 	if (s->tp > 1 && !s->vocab_parallel)
 		export_note(ns, "not expressible: vocab_parallel false; torchtitan always splits the embedding and "
 				"output layer over TP");
-	if (s->cp > 1 && s->cp_kind == CP_ULYSSES)
-		export_note(ns, "not expressible: Ulysses context parallelism; torchtitan's is ring attention");
+	if (s->cp > 1 && strat_cp_mode(s) != CP_RING)
+		export_note(ns, "not expressible: %s context parallelism; torchtitan's is ring attention",
+				strat_cp_mode(s) == CP_USP ? "USP (Ulysses x ring)" : "Ulysses");
 	if (x->m->mtp_layers > 0)
 		export_note(ns, "not expressible: %d MTP module(s); not part of torchtitan's training models",
 				x->m->mtp_layers);

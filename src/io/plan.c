@@ -178,7 +178,7 @@ static const char *const set_keys[] = {"dp", "tp", "pp", "vpp", "cp", "ep", "etp
 	"framework", "tp_comm_overlap", "vocab_parallel", "loss_fusion", "fp8_cache", "recompute_layers", "recompute_modules",
 	"moe_capacity_factor", "exp_avg_dtype", "exp_avg_sq_dtype", "main_grads_dtype", "main_params_dtype",
 	"stage_layers", "first_stage_layers", "last_stage_layers", "account_for_embedding",
-	"account_for_loss", "optimizer_offload", "activation_offload", "devices", "budget_gib", "mbs", "gbs", "seq", "budget",
+	"account_for_loss", "optimizer_offload", "activation_offload", "cp_ulysses", "moe_redundant_experts", "devices", "budget_gib", "mbs", "gbs", "seq", "budget",
 	"train_tokens", "gpu_hour_cost"};
 
 const char *const *plan_set_keys(size_t *n)
@@ -197,6 +197,7 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 		{"micro_batch", &s->micro_batch, 1, 1 << 20}, {"mbs", &s->micro_batch, 1, 1 << 20},
 		{"global_batch", &s->global_batch, 1, 1 << 30}, {"gbs", &s->global_batch, 1, 1 << 30},
 		{"seq_length", &s->seq, 1, 1 << 26}, {"seq", &s->seq, 1, 1 << 26},
+		{"cp_ulysses", &s->cp_ulysses, 1, MAX_DEGREE}, {"moe_redundant_experts", &s->moe_redundant, 0, 1 << 16},
 	};
 	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
 		if (!strcmp(key, ints[i].k))
@@ -256,7 +257,7 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 			"framework tp_comm_overlap vocab_parallel loss_fusion fp8_cache recompute_layers recompute_modules "
 			"moe_capacity_factor exp_avg_dtype exp_avg_sq_dtype main_grads_dtype main_params_dtype stage_layers "
 			"first_stage_layers last_stage_layers account_for_embedding account_for_loss optimizer_offload "
-			"activation_offload)", key, hint);
+			"activation_offload cp_ulysses moe_redundant_experts)", key, hint);
 	return -2;
 }
 

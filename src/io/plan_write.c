@@ -365,6 +365,10 @@ static void write_strategy(FILE *f, const strategy_t *s, int devices)
 		fprintf(f, "  framework: %s\n", strat_framework_name(s->framework));
 	if (s->moe_cf > 0 && s->moe_cf != 1.0)
 		key_num(f, "  ", "moe_capacity_factor", s->moe_cf);
+	if (s->cp_ulysses > 1) /* both written only when set */
+		fprintf(f, "  cp_ulysses: %d\n", s->cp_ulysses);
+	if (s->moe_redundant > 0)
+		fprintf(f, "  moe_redundant_experts: %d\n", s->moe_redundant);
 	if (s->loss_fusion) /* both written only when not the default */
 		fputs("  loss_fusion: true\n", f);
 	if (s->fp8_cache != FP8C_NONE)

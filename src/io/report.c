@@ -18,6 +18,10 @@ void report_degrees_json(json_w *w, const strategy_t *s)
 	json_int(w, "vpp", s->vpp);
 	json_int(w, "cp", s->cp);
 	json_str(w, "cp_kind", strat_cp_kind_name(s->cp_kind));
+	if (s->cp > 1) { /* USP's split: the Ulysses and the ring degree (cp = their product) */
+		json_int(w, "cp_ulysses", strat_cp_ulysses(s));
+		json_int(w, "cp_ring", s->cp / strat_cp_ulysses(s));
+	}
 	json_int(w, "ep", s->ep);
 	json_int(w, "etp", s->etp);
 	json_bool(w, "sp", s->sp);
@@ -43,6 +47,10 @@ static void strategy_json(json_w *w, const strategy_t *s, const model_t *m)
 	json_bool(w, "flash_attention", s->flash);
 	json_bool(w, "tp_comm_overlap", s->tp_overlap);
 	json_num(w, "moe_capacity_factor", s->moe_cf > 0 ? s->moe_cf : 1.0);
+	if (s->moe_redundant > 0) { /* EPLB: replicas per EP rank, and the imbalance they leave */
+		json_int(w, "moe_redundant_experts", s->moe_redundant);
+		json_num(w, "moe_imbalance", strat_moe_imbalance(s, s->moe_cf > 0 ? s->moe_cf : 1.0, model_max_experts(m)));
+	}
 	/* the optimizer tensors' dtypes (Megatron's precision-aware optimizer) */
 	for (int k = 0; k < OPT_KEYS; k++)
 		json_str(w, strat_opt_key(k), strat_opt_dtype_name(s->opt_dt[k]));
@@ -352,11 +360,18 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 		used += (size_t)snprintf(cf + used, sizeof cf - used, " activation_offload=%d", s->act_offload);
 	if (s->loss_fusion && used < sizeof cf)
 		used += (size_t)snprintf(cf + used, sizeof cf - used, " loss_fusion");
+	if (s->moe_redundant > 0 && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " moe_redundant_experts=%d", s->moe_redundant);
 	if (s->fp8_cache != FP8C_NONE && used < sizeof cf)
 		used += (size_t)snprintf(cf + used, sizeof cf - used, " fp8_cache=%s", strat_fp8_cache_name(s->fp8_cache));
+	char cpk[48] = "";
+	if (s->cp > 1 && strat_cp_mode(s) == CP_ULYSSES)
+		snprintf(cpk, sizeof cpk, "(ulysses)");
+	else if (s->cp > 1 && strat_cp_mode(s) == CP_USP)
+		snprintf(cpk, sizeof cpk, "(usp: ulysses %d x ring %d)", strat_cp_ulysses(s), s->cp / strat_cp_ulysses(s));
 	fprintf(f, "strategy dp=%d tp=%d pp=%d vpp=%d cp=%d%s ep=%d etp=%d%s sp=%s zero=%d mbs=%d gbs=%d seq=%d\n"
 			"         recompute=%s schedule=%s precision=%s flash=%s%s%s%s  (%d micro-batches)\n",
-			s->dp, s->tp, s->pp, s->vpp, s->cp, s->cp > 1 && s->cp_kind == CP_ULYSSES ? "(ulysses)" : "",
+			s->dp, s->tp, s->pp, s->vpp, s->cp, cpk,
 			s->ep, s->etp, cf, s->sp ? "on" : "off", s->zero, s->micro_batch, s->global_batch, s->seq,
 			rc, strat_schedule_name(s->schedule), strat_precision_name(s->precision), s->flash ? "on" : "off",
 			strat_framework(s) != FW_MEGATRON ? " framework=" : "",

@@ -24,9 +24,9 @@ static double now_s(void)
 int search_canon_cmp(const strategy_t *a, const strategy_t *b)
 {
 	const int ka[] = {a->pp, a->tp, a->cp, a->dp, a->vpp, a->ep, a->etp, a->zero, a->micro_batch, a->sp,
-		a->recompute, a->schedule, a->cp_kind};
+		a->recompute, a->schedule, a->cp_kind, a->cp_ulysses, a->moe_redundant};
 	const int kb[] = {b->pp, b->tp, b->cp, b->dp, b->vpp, b->ep, b->etp, b->zero, b->micro_batch, b->sp,
-		b->recompute, b->schedule, b->cp_kind};
+		b->recompute, b->schedule, b->cp_kind, b->cp_ulysses, b->moe_redundant};
 	for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
 		if (ka[i] != kb[i])
 			return ka[i] < kb[i] ? -1 : 1;
@@ -118,7 +118,8 @@ static int outer(search_space *sp, int nthreads, search_result *r, search_cand *
 		w[i].unit_best.cap = sp->pool;
 		w[i].heap.c = malloc((size_t)w[i].heap.cap * sizeof *w[i].heap.c);
 		w[i].unit_best.c = malloc((size_t)sp->pool * sizeof *w[i].unit_best.c);
-		w[i].col = malloc(4 * SEARCH_MAX_DIV * sizeof *w[i].col);
+		w[i].col_cap = 4 * SEARCH_MAX_DIV;
+		w[i].col = malloc(w[i].col_cap * sizeof *w[i].col);
 		w[i].kinds = malloc(SEARCH_KINDS * sizeof *w[i].kinds);
 		w[i].kinds_key = malloc(SEARCH_KINDS * sizeof *w[i].kinds_key);
 		w[i].kinds_ok = calloc(SEARCH_KINDS, 1);
@@ -447,7 +448,7 @@ static int near(double x, double y)
 /* How many knobs of s are off their defaults: what makes a plan harder to run. */
 static int knobs_set(const strategy_t *s)
 {
-	return (s->tp > 1) + (s->pp > 1) + (s->vpp > 1) + (s->cp > 1) + (s->cp > 1 && s->cp_kind == CP_ULYSSES) +
+	return (s->tp > 1) + (s->pp > 1) + (s->vpp > 1) + (s->cp > 1) + (s->cp > 1 && strat_cp_mode(s) != CP_RING) + (s->moe_redundant > 0) +
 		(s->ep > 1) + (s->etp > 1) + (s->zero > 0) + (s->micro_batch > 1) + (s->tp > 1 && !s->sp) +
 		(s->recompute != RC_NONE) + (s->pp > 1 && s->schedule != SCHED_1F1B);
 }
@@ -469,7 +470,7 @@ static int simpler_cmp(const strategy_t *a, const strategy_t *b)
 static search_knobs knobs_of(const strategy_t *s)
 {
 	search_knobs k = {s->dp, s->tp, s->pp, s->vpp, s->cp, s->cp_kind, s->ep, s->etp, s->zero, s->micro_batch,
-		s->sp, s->recompute, s->schedule};
+		s->sp, s->recompute, s->schedule, s->cp_ulysses, s->moe_redundant};
 	return k;
 }
 
@@ -488,6 +489,8 @@ void search_knobs_apply(const search_knobs *k, strategy_t *s)
 	s->sp = k->sp;
 	s->recompute = (uint8_t)k->recompute;
 	s->schedule = (uint8_t)k->schedule;
+	s->cp_ulysses = k->cp_ulysses;
+	s->moe_redundant = k->moe_redundant;
 }
 
 /* The figures the search reports of an item besides its evaluation. */

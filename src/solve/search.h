@@ -77,6 +77,7 @@ typedef struct {
 /* The macro knobs of a strategy: what tells apart the strategies merged into one result. */
 typedef struct {
 	int dp, tp, pp, vpp, cp, cp_kind, ep, etp, zero, micro_batch, sp, recompute, schedule;
+	int cp_ulysses, moe_redundant; /* USP's Ulysses degree, redundant experts per EP rank */
 } search_knobs;
 
 /* One ranked result. */

@@ -23,13 +23,17 @@ typedef struct {
  * handed to threads one at a time, so the partition adapts to uneven subtree sizes. */
 typedef struct {
 	int tp, cp, pp, dp, ep, etp;
-	unsigned sched_ok, cpk_ok, sp_ok; /* bit per value some strategy of the split may use */
+	unsigned sched_ok, sp_ok;  /* bit per value some strategy of the split may use */
+	unsigned long long cpk_ok; /* bit per Ulysses degree of the variants likewise */
 	long long leaves;          /* strategies below it before those checks */
 } search_unit;
 
 #define SEARCH_KINDS 4096  /* entries of a worker's layer-kind cost cache (a power of 2; 6 MB) */
 #define SEARCH_WHY 320     /* bytes of a reason, as search_result.why */
 #define SEARCH_MAX_DIV 2048 /* no number below 2^30 has more than 1344 divisors */
+#define SEARCH_MAX_USP 6    /* Ulysses degrees strictly inside cp a unit tries */
+#define SEARCH_MAX_RED 5    /* redundant-expert counts a unit tries (search_space.c) */
+#define SEARCH_MAX_VAR 64   /* column variants: (2 + SEARCH_MAX_USP) x SEARCH_MAX_RED, bits of cpk_ok */
 
 /* The values of every field below a unit, in enumeration order. */
 typedef struct {
@@ -37,7 +41,10 @@ typedef struct {
 	int sched[SCHED_COUNT], nsched;
 	int rc[RC_COUNT], nrc;
 	int sp[2], nsp;
-	int cpk[2], ncpk;
+	/* column variants: the Ulysses degree of CP (1 ring, -1 Ulysses, else USP's) and
+	 * the redundant experts per EP rank, crossed (search_var_set) */
+	int cpk[SEARCH_MAX_VAR], red[SEARCH_MAX_VAR], ncpk;
+	int nred;                  /* redundancies per Ulysses degree (variant i has degree i/nred) */
 	int mbs[SEARCH_MAX_DIV], nmbs; /* ascending */
 } search_lists;
 
@@ -81,7 +88,8 @@ typedef struct {
 	search_heap heap;          /* the thread's best (phase 0: its sample) */
 	search_heap unit_best;     /* the best of the unit being scored */
 	eval_costs ec;             /* scratch for the time bound */
-	search_col *col;           /* the unit's bound table: [sp][cp kind][micro-batch] */
+	search_col *col;           /* the unit's bound table: [sp][variant][micro-batch] */
+	size_t col_cap;            /* entries allocated */
 	long long enumerated, checked, valid, filtered, bounded, evaluated, fit, faster;
 	char why[SEARCH_WHY];
 	strategy_t why_s;
@@ -110,6 +118,15 @@ void *search_worker_run(void *arg);
 int search_divisors(long long n, int *out);
 /* The values below a unit; filter drops those its split's probe ruled out. */
 void search_unit_lists(const search_space *sp, const search_unit *u, int filter, search_lists *L);
+/* Set the cp kind, Ulysses degree and redundant experts of s (whose cp is set) to column
+ * variant i of L. */
+static inline void search_var_set(strategy_t *s, const search_lists *L, int i)
+{
+	int u = L->cpk[i]; /* -1: Ulysses over all of cp */
+	s->cp_kind = (uint8_t)(u < 0 ? CP_ULYSSES : CP_RING);
+	s->cp_ulysses = u > 1 ? u : 0;
+	s->moe_redundant = L->red[i];
+}
 /* The vpp values a schedule takes in a pipeline of pp stages: [lo, hi] (empty if hi < lo). */
 void search_vpp_range(const search_space *sp, int pp, int sched, int *lo, int *hi);
 /* Run the filter hook on s: 1 keep (also without a hook), 0 drop, -1 aborted (sp->aborted). */

@@ -110,6 +110,71 @@ static int keep(int *v, int n, unsigned mask)
 	return k;
 }
 
+/* The Ulysses degrees of a unit's CP: 1 (ring) and cp (Ulysses), then the USP splits
+ * between (Fang & Zhao 2024), each the framework runs; a cp_kind pin keeps its pure form,
+ * a job that sets cp_ulysses its own degree. */
+static int unit_ulysses(const search_space *sp, const search_unit *u, int *out)
+{
+	const fw_caps *f = sp->base.framework != FW_AUTO ? fw_caps_of(sp->base.framework) : NULL;
+	unsigned ok = f ? f->cp_kinds : ~0u;
+	int n = 0;
+	if (sp->fix[PIN_CP_KIND]) { /* -1: cp_kind ulysses (search_var_set) */
+		out[n++] = sp->val[PIN_CP_KIND] == CP_ULYSSES ? -1 : 1;
+		return n;
+	}
+	if (sp->base.cp_ulysses > 1) { /* the job's own degree (--cp-ulysses), as a pin: the
+		                                * units whose cp it does not divide are invalid */
+		out[n++] = sp->base.cp_ulysses;
+		return n;
+	}
+	if (u->cp == 1) {
+		out[n++] = 1;
+		return n;
+	}
+	if (ok & 1u << CP_RING)
+		out[n++] = 1;
+	if (ok & 1u << CP_ULYSSES)
+		out[n++] = -1;
+	for (int d = 2, k = 0; d < u->cp && k < SEARCH_MAX_USP && (ok & 1u << CP_USP); d++)
+		if (u->cp % d == 0) {
+			out[n++] = d;
+			k++;
+		}
+	return n;
+}
+
+/* The redundant experts per EP rank a unit tries. A job that sets moe_redundant_experts R
+ * opts in to a trainer with EPLB-style replicas (none of the exported frameworks has one):
+ * 0, 1, 2, 4 ... below R and R itself, at most the experts a rank does not own, so the
+ * search weighs the EP degree against replicas (docs/cost-model.md); else 0. */
+static int unit_redundancy(const search_space *sp, const search_unit *u, int *out)
+{
+	const strategy_t *b = &sp->base;
+	int e = model_max_experts(sp->job->model), n = 0, rmax = b->moe_redundant;
+	out[n++] = 0;
+	if (rmax <= 0 || e == 0 || u->ep < 2 || (b->framework != FW_AUTO && !fw_caps_of(b->framework)->redundant_experts))
+		return n;
+	rmax = rmax < e - e / u->ep ? rmax : e - e / u->ep;
+	for (int r = 1; r < rmax && n < SEARCH_MAX_RED - 1; r *= 2)
+		out[n++] = r;
+	out[n++] = rmax;
+	return n;
+}
+
+/* The column variants of a unit: its Ulysses degrees crossed with its redundancies. */
+static void unit_variants(const search_space *sp, const search_unit *u, search_lists *L)
+{
+	int us[2 + SEARCH_MAX_USP], rs[SEARCH_MAX_RED];
+	int nu = unit_ulysses(sp, u, us), nr = unit_redundancy(sp, u, rs);
+	L->ncpk = 0;
+	L->nred = nr;
+	for (int i = 0; i < nu; i++)
+		for (int j = 0; j < nr; j++) {
+			L->cpk[L->ncpk] = us[i];
+			L->red[L->ncpk++] = rs[j];
+		}
+}
+
 /* The values of every field below a unit; filter drops those the split checks ruled out. */
 void search_unit_lists(const search_space *sp, const search_unit *u, int filter, search_lists *L)
 {
@@ -118,7 +183,6 @@ void search_unit_lists(const search_space *sp, const search_unit *u, int filter,
 	static const int one_f1b[] = {SCHED_1F1B};
 	static const int rcs[] = {RC_NONE, RC_SELECTIVE, RC_FULL};
 	static const int sp_both[] = {1, 0}, sp_off[] = {0};
-	static const int cpk_both[] = {CP_RING, CP_ULYSSES}, cpk_ring[] = {CP_RING};
 	/* a single stage has no pipeline: every schedule is the same plain loop, so 1F1B
 	 * stands for all of them; sp and the cp kind only matter with tp > 1 and cp > 1 */
 	if (u->pp == 1)
@@ -135,19 +199,24 @@ void search_unit_lists(const search_space *sp, const search_unit *u, int filter,
 		L->nzero = pick(sp, PIN_ZERO, zall, 4, L->zero);
 	L->nrc = pick(sp, PIN_RECOMPUTE, rcs, RC_COUNT, L->rc);
 	L->nsp = u->tp > 1 ? pick(sp, PIN_SP, sp_both, 2, L->sp) : pick(sp, PIN_SP, sp_off, 1, L->sp);
-	L->ncpk = u->cp > 1 ? pick(sp, PIN_CP_KIND, cpk_both, 2, L->cpk) : pick(sp, PIN_CP_KIND, cpk_ring, 1, L->cpk);
+	unit_variants(sp, u, L);
 	if (sp->base.framework != FW_AUTO) {
 		/* what the named framework runs (the rest of its rules: strat_validate) */
 		const fw_caps *f = fw_caps_of(sp->base.framework);
 		L->nsched = u->pp > 1 ? keep(L->sched, L->nsched, f->sched) : L->nsched;
 		L->nzero = keep(L->zero, L->nzero, f->zero & (u->pp > 1 ? f->zero_pp : ~0u) & (u->tp > 1 ? f->zero_tp : ~0u));
 		L->nrc = keep(L->rc, L->nrc, f->recompute);
-		L->ncpk = u->cp > 1 ? keep(L->cpk, L->ncpk, f->cp_kinds) : L->ncpk;
 		L->nsp = u->tp > 1 ? keep(L->sp, L->nsp, (f->sp_off ? 1u : 0) | (f->sp_on ? 2u : 0)) : L->nsp;
 	}
 	if (filter) {
 		L->nsched = keep(L->sched, L->nsched, u->sched_ok);
-		L->ncpk = keep(L->cpk, L->ncpk, u->cpk_ok);
+		int k = 0;
+		for (int i = 0; i < L->ncpk; i++)
+			if (u->cpk_ok >> (i / L->nred) & 1) {
+				L->cpk[k] = L->cpk[i];
+				L->red[k++] = L->red[i];
+			}
+		L->ncpk = k;
 		L->nsp = keep(L->sp, L->nsp, u->sp_ok);
 	}
 	if (sp->fix[PIN_MBS]) {
@@ -231,13 +300,14 @@ static int probe_split(search_space *sp, search_unit *u)
 		s.schedule = (uint8_t)L.sched[is];
 		s.vpp = vlo;
 		for (int ik = 0; ik < L.ncpk; ik++) {
-			s.cp_kind = (uint8_t)L.cpk[ik];
+			search_var_set(&s, &L, ik);
+			s.moe_redundant = 0; /* the split's probe has no EP: replicas are the unit's */
 			for (int i = 0; i < L.nsp; i++) {
 				s.sp = L.sp[i];
 				if (strat_validate(&s, j->model, j->cluster, j->devices, NULL, 0))
 					continue;
 				u->sched_ok |= 1u << s.schedule;
-				u->cpk_ok |= 1u << s.cp_kind;
+				u->cpk_ok |= 1ull << (ik / L.nred);
 				u->sp_ok |= 1u << s.sp;
 			}
 		}
@@ -250,7 +320,8 @@ static int probe_split(search_space *sp, search_unit *u)
 	search_vpp_range(sp, u->pp, L.sched[0], &vlo, &vhi);
 	s.schedule = (uint8_t)L.sched[0];
 	s.vpp = vlo;
-	s.cp_kind = (uint8_t)L.cpk[0];
+	search_var_set(&s, &L, 0);
+	s.moe_redundant = 0;
 	s.sp = L.sp[0];
 	if (strat_validate(&s, j->model, j->cluster, j->devices, why, sizeof why))
 		search_note_why(sp->why, &sp->why_s, &sp->have_why, why, &s);

@@ -182,12 +182,20 @@ static int fill_table(search_worker *w, const search_unit *u, const search_lists
 	for (int mode = 0; mode < RC_COUNT; mode++)
 		mins[mode] = INFINITY;
 	*pvmin = INFINITY;
+	size_t need = (size_t)L->nsp * L->ncpk * L->nmbs;
+	if (need > w->col_cap) { /* more variants (USP, redundancy) than the first allocation */
+		search_col *nc = realloc(w->col, need * sizeof *nc);
+		if (!nc)
+			return 0;
+		w->col = nc;
+		w->col_cap = need;
+	}
 	for (int isp = 0; isp < L->nsp; isp++)
 		for (int ik = 0; ik < L->ncpk; ik++)
 			for (int im = 0; im < L->nmbs; im++) {
-				search_col *c = &w->col[(isp * 2 + ik) * SEARCH_MAX_DIV + im];
+				search_col *c = &w->col[((size_t)isp * L->ncpk + ik) * L->nmbs + im];
 				s.sp = L->sp[isp];
-				s.cp_kind = (uint8_t)L->cpk[ik];
+				search_var_set(&s, L, ik);
 				s.micro_batch = L->mbs[im];
 				fill_col(w, &s, &w->ec, c);
 				if (!c->ok)
@@ -231,7 +239,7 @@ static void sample_unit(search_worker *w, const search_unit *u, int ui)
 	search_unit_lists(sp, u, 1, &L);
 	strategy_t s = unit_strategy(sp, u);
 	s.sp = L.sp[0];
-	s.cp_kind = (uint8_t)L.cpk[0];
+	search_var_set(&s, &L, 0);
 	s.micro_batch = L.mbs[0];
 	s.zero = L.zero[L.nzero > 1 ? 1 : 0];
 	int tried = 0;
@@ -385,8 +393,8 @@ static void run_unit(search_worker *w, const search_unit *u, int ui)
 					for (int isp = 0; isp < L.nsp; isp++) {
 						s.sp = L.sp[isp];
 						for (int ik = 0; ik < L.ncpk; ik++) {
-							s.cp_kind = (uint8_t)L.cpk[ik];
-							const search_col *col = &w->col[(isp * 2 + ik) * SEARCH_MAX_DIV];
+							search_var_set(&s, &L, ik);
+							const search_col *col = &w->col[((size_t)isp * L.ncpk + ik) * L.nmbs];
 							for (int im = 0; im < L.nmbs; im++) {
 								const search_col *c = &col[im];
 								if (!c->ok)

@@ -150,9 +150,13 @@ void tui_strategy_text(const strategy_t *s, const model_t *m, char *out, size_t 
 	if (s->vpp > 1 && l < n)
 		l += (size_t)snprintf(out + l, n - l, " vpp%d", s->vpp);
 	if (s->cp > 1 && l < n)
-		l += (size_t)snprintf(out + l, n - l, " cp%d%s", s->cp, s->cp_kind == CP_ULYSSES ? "u" : "");
+		l += (size_t)snprintf(out + l, n - l, " cp%d%s", s->cp, strat_cp_mode(s) == CP_ULYSSES ? "u" : "");
+	if (s->cp > 1 && strat_cp_mode(s) == CP_USP && l < n) /* USP: the Ulysses degree */
+		l += (size_t)snprintf(out + l, n - l, "u%d", strat_cp_ulysses(s));
 	if (model_max_experts(m) > 0 && l < n)
 		l += (size_t)snprintf(out + l, n - l, " ep%d etp%d", s->ep, s->etp);
+	if (s->moe_redundant > 0 && l < n)
+		l += (size_t)snprintf(out + l, n - l, " r%d", s->moe_redundant);
 	if (l < n)
 		l += (size_t)snprintf(out + l, n - l, " z%d mbs%d%s%s %s", s->zero, s->micro_batch,
 				s->recompute == RC_NONE ? "" : " ", s->recompute == RC_NONE ? "" : s->recompute == RC_FULL ? "full" : "sel",

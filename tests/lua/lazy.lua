@@ -15,7 +15,7 @@ strata.search(p, {top = 3, score = function(r)
     local s = r.strategy
     local e = strata.eval(p, {tp = s.tp, pp = s.pp, cp = s.cp, dp = s.dp, zero = s.zero,
       micro_batch = s.micro_batch, recompute = s.recompute, sp = s.sp, ep = s.ep, vpp = s.vpp,
-      schedule = s.schedule, cp_kind = s.cp_kind, etp = s.etp})
+      schedule = s.schedule, cp_kind = s.cp_kind, etp = s.etp, cp_ulysses = s.cp_ulysses})
     local how = n % 4
     local ok
     if how == 0 then ok = #r.memory.stages == s.pp and #r.time.stages == s.pp

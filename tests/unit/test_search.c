@@ -136,8 +136,13 @@ static void brute(int canonical)
 												continue;
 											for (int rc = 0; rc < RC_COUNT; rc++) {
 												s.recompute = (uint8_t)rc;
-												for (int k = 0; k < 2; k++) {
-													s.cp_kind = (uint8_t)k;
+												/* k 0: ring, 1: Ulysses, 2 .. cp-1: USP with
+												 * that Ulysses degree (dividing cp) */
+												for (int k = 0; k < (s.cp > 2 ? s.cp : 2); k++) {
+													if (k >= 2 && s.cp % k)
+														continue;
+													s.cp_kind = (uint8_t)(k == 1 ? CP_ULYSSES : CP_RING);
+													s.cp_ulysses = k >= 2 ? k : 0;
 													if (canonical && s.cp == 1 && k)
 														continue;
 													/* what the framework that prices it runs */

@@ -42,6 +42,12 @@ typedef struct {
 	double wave;            /* output elements of half a wave of GEMM tiles (compute_gemm);
 	                         * 0: the device's SM count is unknown */
 	comm_link tp_l, cp_l, ep_l;
+	/* USP (strat_cp_ulysses): the Ulysses group, u adjacent CP ranks (stride tp), and the
+	 * ring over the cp/u groups (stride tp*u); Megatron's hierarchical CP puts the first
+	 * level on adjacent ranks (parallel_state.py, hierarchical_context_parallel_sizes) */
+	int cp_u;
+	comm_link cpu_l, cpr_l;
+	double moe_rep;         /* physical over logical experts per EP rank (strat_moe_replica) */
 	double tp_exp;          /* fraction of TP communication left exposed (1 - tp_overlap) */
 	double pp_div;          /* TP ranks a pipeline send is split over (scatter/gather), or 1 */
 	const fw_caps *fw;       /* the table of the framework that prices the plan */

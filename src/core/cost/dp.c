@@ -31,9 +31,9 @@ static void z3_kind(const cost_ctx *x, int k, double *gd, double *ge, double *tm
 	double g = model_kind_gated(m, k) ? 2.0 : 1.0, h = model_kind_hidden(m, k), tp = s->tp;
 	double nd = (t->attn == ATTN_MLA && t->q_lora > 0 ? 5 : 4) + (t->ffn > 0 && t->experts == 0 ? g + 1 : 0) +
 		(t->shared > 0 ? g + 1 : 0) + (t->experts > 0 ? 1 : 0);
-	double ne = t->experts > 0 ? (double)t->experts / s->ep * (g + 1) : 0;
+	double ne = t->experts > 0 ? ((double)t->experts / s->ep + s->moe_redundant) * (g + 1) : 0;
 	double pd = (lp.attn + lp.mlp_dense + lp.experts_shared + lp.extra) / tp + lp.router;
-	double pe = lp.experts_routed / ((double)s->ep * s->etp);
+	double pe = lp.experts_routed / ((double)s->ep * s->etp) * strat_moe_replica(s, t->experts);
 	double bd = pd / FW_DS_PREFETCH, be = pe / FW_DS_PREFETCH;
 	bd = bd > 1 ? bd : 1;
 	be = be > 1 ? be : 1;

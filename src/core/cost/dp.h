@@ -78,6 +78,9 @@ static inline double dp_optimizer(const cost_ctx *x, const dp_groups *g, double 
 	 * reads the bf16 weight it completes (TE FusedAdam, multi_tensor_adam_param_remainder) */
 	mem_opt o = x->ob;
 	double bytes = 2 * o.g + 2 * o.p + 2 * o.m + 2 * o.v + 2 + (o.rem ? 2 : 0);
+	/* a device updates the experts it owns; their redundant replicas (pe counts them) take
+	 * the owner's new weights (docs/cost-model.md, "Redundant experts") */
+	pe /= x->moe_rep;
 	double upd = x->s->zero >= 1 ? pd / g->d_dense + pe / g->d_exp : pd + pe;
 	double f = x->s->opt_offload;
 	if (f > 0)

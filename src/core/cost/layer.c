@@ -55,8 +55,9 @@ void layer_shape_init(const cost_ctx *x, int k, layer_shape *sh)
 	sh->ef = t->expert_ffn / (double)s->etp;
 	sh->tm = x->tok_moe * t->topk;
 	/* the busiest expert rank sets the pace and the memory peak: its tokens are the
-	 * capacity factor times the mean (the useful FLOPs stay those of tm) */
-	sh->tml = sh->tm * x->moe_cf;
+	 * capacity factor times the mean (the useful FLOPs stay those of tm), less what
+	 * redundant experts rebalance (strat_moe_imbalance) */
+	sh->tml = sh->tm * (s->moe_redundant > 0 ? strat_moe_imbalance(s, x->moe_cf, t->experts) : x->moe_cf);
 	/* expert tensor parallelism splits each expert's matrices over etp ranks, and every one
 	 * of them computes its slice for all the tokens routed to the expert within the group:
 	 * the dispatched tokens are gathered over the expert-TP group (Megatron-Core's
@@ -83,7 +84,7 @@ static void layer_compute(const cost_ctx *x, int k, const layer_parts *p, layer_
 	o->params_active = model_params_active(m, k, &lp);
 	o->p_dense = (lp.attn + lp.mlp_dense + lp.experts_shared) / tp + lp.norms + lp.router + lp.extra / tp;
 	if (sh->moe)
-		o->p_expert = lp.experts_routed / ((double)s->ep * s->etp);
+		o->p_expert = lp.experts_routed / ((double)s->ep * s->etp) * strat_moe_replica(s, sh->t->experts);
 	double proj = p->ap.f + p->mlp.t; /* forward GEMM time */
 	o->f_comp = proj + p->core.f + p->elem_f + p->launch;
 	o->b_in = proj + p->core.b + 2 * p->elem_f + p->launch;

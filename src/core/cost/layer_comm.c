@@ -1,5 +1,5 @@
 /* layer_comm.c - communication inside a layer: tensor parallelism (TP), context parallelism
- * (ring or Ulysses), expert parallelism (EP all-to-alls) and expert-TP, with what each hides.
+ * (ring, Ulysses or both: USP), expert parallelism (EP all-to-alls) and expert-TP, with what each hides.
  *
  * Sources: Megatron-LM TP (Shoeybi et al. 2019, arXiv 1909.08053): two all-reduces per layer
  * forward and two backward, or with sequence parallelism (Korthikanti et al. 2022) an
@@ -47,23 +47,37 @@ static void tp_comm(const cost_ctx *x, const layer_parts *p, layer_cost *o)
 		o->tp_b += comm_overlap(pairs * comm_allgather(x->tp_l, s->tp, p->sh.tok * p->sh.h * ACT_BYTES), win, kap);
 }
 
+/* Context parallelism as a ring of r = cp/u Ulysses groups of u (USP, Fang & Zhao 2024,
+ * arXiv 2405.07719, Sec. 3: all-to-all inside the group, ring P2P across; u = 1 is ring
+ * attention, u = cp is Ulysses). After the all-to-all a rank holds seq/r tokens of heads/u:
+ * the same b*seq/cp*(kd+vd) bytes of K and V as before it, which the ring passes r-1
+ * times. Key/value heads fewer than u are repeated to u (USP's GQA rule): each rank then
+ * receives one copy, u/kv_l times the K and V it held. */
 static void cp_comm(const cost_ctx *x, const layer_parts *p, layer_cost *o)
 {
 	const strategy_t *s = x->s;
-	if (s->cp_kind == CP_RING) {
-		/* cp-1 steps each passing the local K and V chunk; each transfer overlaps the
+	int u = x->cp_u, r = s->cp / u;
+	double kvrep = u > p->sh.kv_l ? u / p->sh.kv_l : 1.0;
+	double tok = x->b * (x->seq / s->cp);
+	o->cp_f = o->cp_b = 0;
+	if (r > 1) {
+		/* r-1 steps each passing the local K and V chunk; each transfer overlaps the
 		 * previous step's attention block */
-		double kvb = x->b * (x->seq / s->cp) * (p->sh.kd + p->sh.vd) * ACT_BYTES;
-		double step = comm_p2p(x->cp_l, kvb);
-		double comm_f = (s->cp - 1) * step;
+		double kvb = tok * (p->sh.kd + p->sh.vd) * kvrep * ACT_BYTES;
+		double step = comm_p2p(x->cpr_l, kvb);
+		double comm_f = (r - 1) * step;
 		double comm_b = 2 * comm_f;
-		o->cp_f = fmax(0, comm_f - p->core.f * (s->cp - 1) / s->cp) + step;
-		o->cp_b = fmax(0, comm_b - p->core.b * (s->cp - 1) / s->cp) + step;
-	} else {
+		o->cp_f = fmax(0, comm_f - p->core.f * (r - 1) / r) + step;
+		o->cp_b = fmax(0, comm_b - p->core.b * (r - 1) / r) + step;
+	}
+	if (u > 1) {
 		/* Ulysses: all-to-all of Q, K, V before and of the output after attention */
-		double vol = x->b * (x->seq / s->cp) * (p->sh.qd + p->sh.kd + p->sh.vd + p->sh.od) * ACT_BYTES;
-		o->cp_f = comm_alltoall(x->cp_l, s->cp, vol);
-		o->cp_b = o->cp_f;
+		double dims = kvrep > 1 ? p->sh.qd + (p->sh.kd + p->sh.vd) * kvrep + p->sh.od :
+			p->sh.qd + p->sh.kd + p->sh.vd + p->sh.od;
+		double vol = tok * dims * ACT_BYTES;
+		double a2a = comm_alltoall(x->cpu_l, u, vol);
+		o->cp_f += a2a;
+		o->cp_b += a2a;
 	}
 }
 

@@ -31,6 +31,17 @@ void mem_offload(const strategy_t *s, double d_dense, double d_exp, int unsharde
 layer_acts mem_layer_acts(const cost_ctx *x, const layer_shape *sh);
 /* Model-state bytes per parameter under the strategy's ZeRO level and precision. */
 mem_state mem_state_bytes(const strategy_t *s, double d_dense, double d_exp);
+/* mem_state_bytes of a strategy whose EP ranks hold rep times their own experts' parameters
+ * (strat_moe_replica; EPLB's redundant replicas, DeepSeek-V3 report Sec. 3.4; UltraEP's
+ * E + ep*r physical experts): a replica's 16-bit weights serve its forward and backward
+ * and its gradient is summed into the owner's, so both are kept as the owner's are; the
+ * master weights and moments only with the owner, whose update the replica copies. */
+static inline mem_state mem_state_replicated(const strategy_t *s, double d_dense, double d_exp, double rep)
+{
+	mem_state o = mem_state_bytes(s, d_dense, d_exp);
+	o.obe /= rep;
+	return o;
+}
 /* Bytes the loss keeps per logit of the last stage under the strategy's framework. */
 double mem_logit_bytes(const strategy_t *s);
 /* Bytes a GEMM input saved for the weight gradient takes: 1 in fp8 under a framework

@@ -44,8 +44,10 @@ static double moe_experts(const cost_ctx *x, const layer_shape *sh)
 	const layer_kind *t = sh->t;
 	const strategy_t *s = x->s;
 	double h = sh->h, g = sh->g, ef = sh->ef;
-	double me = sh->etml * s->ep / t->experts; /* tokens per local expert */
-	double nloc = (double)t->experts / s->ep;
+	/* local experts: E/ep of its own and the redundant replicas, over which the busiest
+	 * rank's tokens spread */
+	double nloc = (double)t->experts / s->ep + s->moe_redundant;
+	double me = sh->etml * s->ep / (t->experts + (double)s->moe_redundant * s->ep); /* tokens per local expert */
 	double gg = x->c->eff.grouped_gemm, kl = x->c->eff.kernel_us * 1e-6;
 	double t1 = compute_gemm_n(x, me, h, g * ef, nloc, gg), t2 = compute_gemm_n(x, me, ef, h, nloc, gg);
 	if (x->fw->expert_launches)

@@ -15,7 +15,7 @@ void stage_env_init(stage_env *e, const cost_ctx *x, const layer_cost *kc)
 	e->mb = strat_microbatches(s);
 	e->dualpipe = s->schedule == SCHED_DUALPIPE;
 	e->dg = dp_groups_of(x);
-	e->sb = mem_state_bytes(s, e->dg.d_dense, e->dg.d_exp);
+	e->sb = mem_state_replicated(s, e->dg.d_dense, e->dg.d_exp, x->moe_rep);
 	e->pp_l = comm_pp_link(c, s);
 	/* a model whose layers all have the model's width prices every chunk's P2P alike,
 	 * others per chunk at the width of its edges */
