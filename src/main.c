@@ -40,7 +40,7 @@ static void usage(FILE *f)
 		"                            Megatron's uneven pipeline split\n"
 		"  --optimizer-offload F  --activation-offload N   CPU offload: optimizer fraction, activation layers\n"
 		"  --loss-fusion true|false  the framework's fused cross entropy   --fp8-cache none|deepseek\n"
-		"  --precision bf16|fp16|fp8  --cp-kind ring|ulysses  --tp-overlap  --budget GIB  --pin EXPR\n"
+		"  --precision bf16|fp16|fp8|mxfp8|fp4  --cp-kind ring|ulysses  --tp-overlap  --budget GIB  --pin EXPR\n"
 		"  --framework auto|megatron|torchtitan   whose selective recompute, TP overlap and loss to price\n"
 		"                            (auto: torchtitan under --zero 3, Megatron-LM otherwise)\n"
 		"explorer only: --no-color (or NO_COLOR=1)  --ascii  --theme NAME   (? in the explorer lists the keys)\n"

@@ -31,9 +31,12 @@ static void visit(const char *name, const char *path, void *arg)
 			printf("  %-16s (unreadable: %s)\n", cli_safe(name), cli_safe(err));
 			return;
 		}
-		printf("  %-16s %-18s %dx %s, %.0f GiB, %.0f TFLOPS bf16/fp16\n", cli_safe(name), cli_safe(c.name),
+		printf("  %-16s %-18s %dx %s, %.0f GiB, %.0f TFLOPS bf16/fp16", cli_safe(name), cli_safe(c.name),
 				c.node_devices, cli_safe(c.device), c.mem_gib,
 				c.peak_tflops[0] > 0 ? c.peak_tflops[0] : c.peak_tflops[1]);
+		if (cluster_domain_devices(&c) > c.node_devices) /* a scale-up domain across hosts */
+			printf(", domain %d", cluster_domain_devices(&c));
+		printf("%s\n", c.eff_from[0] ? ", uncalibrated" : "");
 	} else {
 		printf("  %s\n", cli_safe(name));
 	}

@@ -32,7 +32,7 @@ static const cli_optdoc table[] = {
 		STRAT, "what selective recomputes: core_attn,layernorm,mla_up_proj,moe_act,mlp,moe,shared_experts"},
 	{"--schedule", "NAME", "schedule", "1f1b", STRAT,
 		"pipeline schedule: gpipe|1f1b|interleaved|zb-h1|zb-h2|zb-v|dualpipe"},
-	{"--precision", "bf16|fp16|fp8", "precision", "bf16", STRAT, "compute precision"},
+	{"--precision", "bf16|fp16|fp8|mxfp8|fp4", "precision", "bf16", STRAT, "compute precision (the device must have a peak for it)"},
 	{"--cp-kind", "ring|ulysses", "cp_kind", "ring", STRAT, "context-parallel algorithm"},
 	{"--tp-overlap", NULL, NULL, "off", STRAT, "overlap TP communication with compute"},
 	{"--cp-ulysses", "N", "cp_ulysses", "1 (ring) or cp (ulysses)", STRAT,

@@ -5,7 +5,16 @@
 
 #include <stddef.h>
 
-enum { PREC_BF16 = 0, PREC_FP16 = 1, PREC_FP8 = 2, PREC_COUNT = 3 };
+/* Training precisions: bf16/fp16 mixed precision, fp8 (per-tensor scaled E4M3/E5M2, Transformer
+ * Engine's recipes on Hopper and MI300), mxfp8 (OCP Microscaling FP8: 32-element blocks with an
+ * E8M0 scale, Blackwell tensor cores) and fp4 (NVFP4/MXFP4 GEMMs, Blackwell). */
+enum { PREC_BF16 = 0, PREC_FP16 = 1, PREC_FP8 = 2, PREC_MXFP8 = 3, PREC_FP4 = 4, PREC_COUNT = 5 };
+/* 1 for the precisions whose GEMMs run on the 8-bit-or-narrower tensor path (fp8 weight
+ * copies, fp8_gemm efficiency). */
+static inline int prec_low(int p)
+{
+	return p == PREC_FP8 || p == PREC_MXFP8 || p == PREC_FP4;
+}
 
 /* Efficiency constants: fractions of datasheet peaks that real kernels reach. They are
  * calibrated once per device family on the public validation set (see presets/clusters). */
@@ -46,10 +55,27 @@ typedef struct {
 	double hbm_gbps;
 	int sms;              /* streaming multiprocessors (tensor-core units that run GEMM tiles in
 	                       * waves); 0 = unknown, no wave-quantisation term */
-	int node_devices;
+	int node_devices;     /* devices that share a host (what torchrun calls a node) */
 	double node_gbps;     /* intra-node, per device, per direction */
-	double net_gbps;      /* inter-node, per device, per direction */
+	/* The scale-up domain: devices that share one NVLink/HCCS/Infinity Fabric (8 on a DGX,
+	 * 72 on a GB200 NVL72, 384 on a CloudMatrix 384) and its per-device per-direction
+	 * bandwidth; 0 = the node (cluster key domain: {devices, link_gbps}) */
+	int domain_devices;
+	double domain_gbps;
+	/* A switchless full mesh (AMD Infinity Fabric on an 8-GPU UBB, Ascend HCCS): the
+	 * bandwidth of one peer-to-peer link per direction; a group of n gets (n-1) links, up to
+	 * domain_gbps. 0 = a switched fabric (NVSwitch), every group gets domain_gbps */
+	double domain_peer_gbps;
+	double net_gbps;      /* scale-out NIC bandwidth, per device, per direction */
 	double net_lat_us;
+	/* Scale-out topology: rail-optimised (GPU i of every host on leaf switch i, so NCCL's
+	 * rings stay on one leaf: the default) or not, when the leaf uplinks' oversubscription
+	 * (downlink:uplink, >= 1; 0 = 1) divides the cross-domain bandwidth */
+	int net_not_rail;
+	double net_oversub;
+	/* Family whose efficiency constants this device's were derived from (no published run
+	 * calibrates its own family); "" = calibrated on its own runs */
+	char eff_from[48];
 	/* The host side, for CPU offload: the device's link to host memory and the host
 	 * memory bandwidth that device's share of the CPUs streams, both GB/s per device per
 	 * direction (cluster key host: {link_gbps, mem_gbps}); 0 = not given, see
@@ -77,6 +103,30 @@ static inline double cluster_host_link_gbps(const cluster_t *c)
 static inline double cluster_host_mem_gbps(const cluster_t *c)
 {
 	return c->host_mem_gbps > 0 ? c->host_mem_gbps : CLUSTER_HOST_MEM_GBPS;
+}
+/* Devices in the scale-up domain (the node when none is given). */
+static inline int cluster_domain_devices(const cluster_t *c)
+{
+	return c->domain_devices > 0 ? c->domain_devices : c->node_devices;
+}
+/* Per-device per-direction bandwidth of the scale-up domain, GB/s. */
+static inline double cluster_domain_gbps(const cluster_t *c)
+{
+	return c->domain_gbps > 0 ? c->domain_gbps : c->node_gbps;
+}
+/* Per-device per-direction bandwidth a group of n ranks gets inside the domain, GB/s: on a
+ * full mesh only the n-1 links to its peers carry its traffic (RCCL and HCCL run their rings
+ * over the direct links). */
+static inline double cluster_domain_group_gbps(const cluster_t *c, long long n)
+{
+	double all = cluster_domain_gbps(c), mesh = (double)(n > 1 ? n - 1 : 1) * c->domain_peer_gbps;
+	return c->domain_peer_gbps > 0 && mesh < all ? mesh : all;
+}
+/* Per-device scale-out bandwidth a collective crossing domains gets, GB/s: the NIC rate, over
+ * the leaf oversubscription when the network is not rail-optimised. */
+static inline double cluster_net_gbps(const cluster_t *c)
+{
+	return c->net_not_rail && c->net_oversub > 1 ? c->net_gbps / c->net_oversub : c->net_gbps;
 }
 /* Neutral efficiency constants used when nothing better is known. */
 cluster_eff cluster_default_eff(void);

@@ -66,7 +66,7 @@ double eval_mfu_ceiling(const cluster_t *c, int precision, double *hfu)
 	double p16 = c->peak_tflops[PREC_BF16] > 0 ? c->peak_tflops[PREC_BF16] : c->peak_tflops[PREC_FP16];
 	if (precision == PREC_FP16 && c->peak_tflops[PREC_FP16] > 0)
 		p16 = c->peak_tflops[PREC_FP16];
-	double gemm = precision == PREC_FP8 ? c->eff.fp8_gemm * c->peak_tflops[PREC_FP8] / p16 :
+	double gemm = prec_low(precision) ? c->eff.fp8_gemm * c->peak_tflops[precision] / p16 :
 		c->eff.gemm * c->peak_tflops[precision] / p16;
 	gemm *= c->eff.grouped_gemm > 1 ? c->eff.grouped_gemm : 1;
 	double fe = c->eff.flash > c->eff.flash_sdpa ? c->eff.flash : c->eff.flash_sdpa;

@@ -57,7 +57,8 @@
 #include <string.h>
 
 #define BIT(x) (1u << (x))
-#define ALL_PREC (BIT(PREC_BF16) | BIT(PREC_FP16) | BIT(PREC_FP8))
+/* Megatron-LM: --fp8-format, --fp8-recipe mxfp8, --fp4-format e2m1 --fp4-recipe nvfp4 (arguments.py) */
+#define ALL_PREC (BIT(PREC_BF16) | BIT(PREC_FP16) | BIT(PREC_FP8) | BIT(PREC_MXFP8) | BIT(PREC_FP4))
 #define OPT_G (BIT(ODT_FP32) | BIT(ODT_BF16))   /* --main-grads-dtype choices */
 #define OPT_P (BIT(ODT_FP32) | BIT(ODT_FP16))   /* --main-params-dtype choices */
 #define ALL_RC (BIT(RC_NONE) | BIT(RC_SELECTIVE) | BIT(RC_FULL))
@@ -107,7 +108,8 @@ const fw_caps fw_table[FW_COUNT] = {
 		.key = "torchtitan", .name = "torchtitan",
 		.sched = BIT(SCHED_GPIPE) | BIT(SCHED_1F1B) | BIT(SCHED_INTERLEAVED) | BIT(SCHED_ZBV),
 		.zero = BIT(0) | BIT(2) | BIT(3), .zero_pp = BIT(2) | BIT(3), .zero_tp = BIT(2) | BIT(3),
-		.cp_kinds = BIT(CP_RING), .recompute = ALL_RC, .precision = BIT(PREC_BF16) | BIT(PREC_FP8),
+		.cp_kinds = BIT(CP_RING), .recompute = ALL_RC,
+		.precision = BIT(PREC_BF16) | BIT(PREC_FP8) | BIT(PREC_MXFP8), /* model.converters float8 | mx */
 		.vpp = true, .uneven = true, .empty_stage = false, .rc_block = false, .rc_modules = false, .sp_off = false, .sp_on = true,
 		.tp_overlap = true, .etp = true, .unfused_attention = false, .mtp = false, .mixed_layers = true,
 		.logit_bytes = 10.0, .sdpa_attention = true, .per_op_sac = true, .tp_bwd_serial = true,

@@ -15,16 +15,18 @@ unsigned regime_unvalidated(const model_t *m, const cluster_t *c, const strategy
 	unsigned r = 0;
 	if (s->pp > 1 && (s->schedule == SCHED_GPIPE || s->schedule == SCHED_ZBV || s->schedule == SCHED_DUALPIPE))
 		r |= REGIME_SCHEDULE;
-	if (s->cp > 1 && s->seq < 16384 && (long long)s->cp * s->tp > c->node_devices)
+	if (s->cp > 1 && s->seq < 16384 && (long long)s->cp * s->tp > cluster_domain_devices(c))
 		r |= REGIME_SHORT_CP;
 	if (s->cp > 32 || (s->cp > 1 && s->seq / s->cp < 2048))
 		r |= REGIME_CP_SCALE;
+	if (c->eff_from[0])
+		r |= REGIME_UNCALIBRATED;
 	return r;
 }
 
 const char *regime_name(int i)
 {
-	static const char *const n[REGIME_COUNT] = {"schedule", "short-context cp", "cp scale"};
+	static const char *const n[REGIME_COUNT] = {"schedule", "short-context cp", "cp scale", "uncalibrated family"};
 	return i >= 0 && i < REGIME_COUNT ? n[i] : "?";
 }
 

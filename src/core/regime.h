@@ -14,7 +14,9 @@ enum {
 	REGIME_SHORT_CP = 2,    /* context parallelism across nodes below 16K tokens */
 	REGIME_CP_SCALE = 4,    /* cp above 32, or fewer than 2,048 tokens a cp rank: ring
 	                         * steps that short are latency-bound, which is not priced */
-	REGIME_COUNT = 3
+	REGIME_UNCALIBRATED = 8, /* the device family has no calibrating run: its efficiency
+	                          * constants are another family's (cluster_t.eff_from) */
+	REGIME_COUNT = 4
 };
 
 /* The REGIME_* bits of strategy s of model m on cluster c. */

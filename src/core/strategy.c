@@ -8,7 +8,7 @@
 
 static const char *rc_names[] = {"none", "selective", "full"};
 static const char *sched_names[] = {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "zb-v", "dualpipe"};
-static const char *prec_names[] = {"bf16", "fp16", "fp8"};
+static const char *prec_names[] = {"bf16", "fp16", "fp8", "mxfp8", "fp4"};
 static const char *cp_names[CP_MODES] = {"ring", "ulysses", "usp"};
 static const char *fw_names[] = {"auto", "megatron", "torchtitan", "deepspeed"};
 static const char *fp8c_names[FP8C_COUNT] = {"none", "deepseek"};

@@ -533,6 +533,10 @@ static void precision_flags(work *w, const export_facts *x)
 		add(w, "--bf16");
 		if (s->precision == PREC_FP8)
 			add(w, "--fp8-format hybrid");
+		else if (s->precision == PREC_MXFP8) /* OCP microscaling, Blackwell */
+			add(w, "--fp8-format e4m3 --fp8-recipe mxfp8");
+		else if (s->precision == PREC_FP4)
+			add(w, "--fp4-format e2m1 --fp4-recipe nvfp4");
 	}
 	add(w, "--attention-backend %s", s->flash ? "flash" : "unfused");
 	if (s->loss_fusion) /* TE's kernel: the one priced (core/framework.c) */

@@ -147,6 +147,8 @@ int export_torchtitan(FILE *f, const export_facts *x)
 	export_notes_print(f, ns, "# ");
 	if (s->precision == PREC_FP8)
 		fprintf(f, "\n[model]\nconverters = [\"float8\"]\n");
+	else if (s->precision == PREC_MXFP8) /* torchao's MX linear, mxfp8 recipe */
+		fprintf(f, "\n[model]\nconverters = [\"mx\"]\n");
 	/* with pp, one step feeds all micro-batches through the pipeline; without, the
 	 * trainer accumulates gradients up to global_batch_size */
 	fprintf(f, "\n[training]\nlocal_batch_size = %d\nglobal_batch_size = %d\nseq_len = %d\n",

@@ -966,6 +966,32 @@ const char *plan_eff_key(size_t i, size_t *offset)
 	return eff_keys[i].key;
 }
 
+/* The optional scale-up domain (domain: {devices, link_gbps}) and the scale-out network's
+ * topology (network: {rail_optimized, oversubscription}); absent, the domain is the node and
+ * the network rail-optimised. */
+static int cluster_domain_keys(cluster_t *c, yctx *y, const yd_node *n, const yd_node *net)
+{
+	const yd_node *dom = yd_get(n, "domain");
+	if (dom && yd_kind_of(dom) != YD_MAP) {
+		yd_errat(y->d, dom, y->err, y->n, "domain must be a mapping {devices: .., link_gbps: ..}");
+		return 2;
+	}
+	if (dom && (y_int(y, dom, "devices", 1, 1 << 20, &c->domain_devices) ||
+			y_num(y, dom, "link_gbps", 0.001, 1e7, &c->domain_gbps) ||
+			y_num(y, dom, "peer_gbps", 0.001, 1e7, &c->domain_peer_gbps)))
+		return 2;
+	bool rail = true;
+	if (y_bool(y, net, "rail_optimized", &rail) || y_num(y, net, "oversubscription", 1, 1e3, &c->net_oversub))
+		return 2;
+	c->net_not_rail = !rail;
+	if (dom && c->domain_devices > 0 && c->domain_devices < c->node_devices) {
+		yd_errat(y->d, dom, y->err, y->n, "domain.devices (%d) must be at least node.devices (%d): a host's "
+				"devices share its fabric", c->domain_devices, c->node_devices);
+		return 2;
+	}
+	return 0;
+}
+
 static int cluster_from_node(cluster_t *c, yctx *y, const yd_node *n)
 {
 	if (!n || yd_kind_of(n) != YD_MAP) {
@@ -993,6 +1019,8 @@ static int cluster_from_node(cluster_t *c, yctx *y, const yd_node *n)
 			y_num(y, pk, "bf16", 0, 1e7, &c->peak_tflops[PREC_BF16]) ||
 			y_num(y, pk, "fp16", 0, 1e7, &c->peak_tflops[PREC_FP16]) ||
 			y_num(y, pk, "fp8", 0, 1e7, &c->peak_tflops[PREC_FP8]) ||
+			y_num(y, pk, "mxfp8", 0, 1e7, &c->peak_tflops[PREC_MXFP8]) ||
+			y_num(y, pk, "fp4", 0, 1e7, &c->peak_tflops[PREC_FP4]) ||
 			y_int(y, dev, "sms", 0, 1 << 20, &c->sms) ||
 			y_int(y, node, "devices", 1, 1 << 16, &c->node_devices) ||
 			y_num(y, node, "link_gbps", 0.001, 1e7, &c->node_gbps) ||
@@ -1000,6 +1028,8 @@ static int cluster_from_node(cluster_t *c, yctx *y, const yd_node *n)
 			y_num(y, net, "latency_us", 0, 1e6, &c->net_lat_us) ||
 			y_num(y, dev, "power_w", 0, 1e6, &c->device_power_w) ||
 			y_num(y, node, "power_w", 0, 1e8, &c->node_power_w))
+		return 2;
+	if (cluster_domain_keys(c, y, n, net))
 		return 2;
 	const yd_node *host = yd_get(n, "host"); /* optional: CPU offload's link and memory */
 	if (host && yd_kind_of(host) != YD_MAP) {
@@ -1018,6 +1048,15 @@ static int cluster_from_node(cluster_t *c, yctx *y, const yd_node *n)
 		for (size_t i = 0; i < yd_len(eff); i++) {
 			const char *k = yd_key(eff, i);
 			size_t j;
+			if (!strcmp(k, "derived_from")) { /* an uncalibrated family's source */
+				const char *v = y_str(eff, k);
+				if (!v || !*v) {
+					yd_errat(y->d, yd_val(eff, i), y->err, y->n, "derived_from must name a device family");
+					return 2;
+				}
+				text_copy(c->eff_from, sizeof c->eff_from, v);
+				continue;
+			}
 			for (j = 0; j < sizeof eff_keys / sizeof eff_keys[0]; j++)
 				if (!strcmp(k, eff_keys[j].key))
 					break;
@@ -1142,6 +1181,7 @@ static void fam_visit(const char *name, const char *path, void *arg)
 		cluster_family(c.device, fam, sizeof fam);
 		if (!strcmp(fam, a->family)) {
 			a->target->eff = c.eff;
+			text_copy(a->target->eff_from, sizeof a->target->eff_from, c.eff_from);
 			if (!a->target->sms)
 				a->target->sms = c.sms; /* a property of the family's die */
 			a->found = 1;

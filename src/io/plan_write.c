@@ -310,13 +310,27 @@ static void write_cluster(FILE *f, const cluster_t *c)
 	key_num(f, "      ", "bf16", c->peak_tflops[PREC_BF16]);
 	key_num(f, "      ", "fp16", c->peak_tflops[PREC_FP16]);
 	key_num(f, "      ", "fp8", c->peak_tflops[PREC_FP8]);
+	if (c->peak_tflops[PREC_MXFP8] > 0)
+		key_num(f, "      ", "mxfp8", c->peak_tflops[PREC_MXFP8]);
+	if (c->peak_tflops[PREC_FP4] > 0)
+		key_num(f, "      ", "fp4", c->peak_tflops[PREC_FP4]);
 	fprintf(f, "  node:\n    devices: %d\n", c->node_devices);
 	key_num(f, "    ", "link_gbps", c->node_gbps);
 	if (c->node_power_w > 0)
 		key_num(f, "    ", "power_w", c->node_power_w);
+	if (c->domain_devices > 0 || c->domain_gbps > 0 || c->domain_peer_gbps > 0) {
+		fprintf(f, "  domain:\n    devices: %d\n", cluster_domain_devices(c));
+		key_num(f, "    ", "link_gbps", cluster_domain_gbps(c));
+		if (c->domain_peer_gbps > 0)
+			key_num(f, "    ", "peer_gbps", c->domain_peer_gbps);
+	}
 	fputs("  network:\n", f);
 	key_num(f, "    ", "link_gbps", c->net_gbps);
 	key_num(f, "    ", "latency_us", c->net_lat_us);
+	if (c->net_not_rail)
+		fputs("    rail_optimized: false\n", f);
+	if (c->net_oversub > 1)
+		key_num(f, "    ", "oversubscription", c->net_oversub);
 	if (c->host_gbps > 0 || c->host_mem_gbps > 0) {
 		fputs("  host:\n", f);
 		if (c->host_gbps > 0)
@@ -328,6 +342,8 @@ static void write_cluster(FILE *f, const cluster_t *c)
 		return; /* inherited from the device family again on load */
 	const char *key;
 	fputs("  efficiency:\n", f);
+	if (c->eff_from[0])
+		key_str(f, "    ", "derived_from", c->eff_from);
 	size_t off;
 	for (size_t i = 0; (key = plan_eff_key(i, &off)); i++)
 		key_num(f, "    ", key, *(const double *)((const char *)&c->eff + off));

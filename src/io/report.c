@@ -92,6 +92,8 @@ void report_json_members(json_w *w, const plan_t *p, const eval_result *r)
 {
 	json_str(w, "model", p->model.name);
 	json_str(w, "cluster", p->cluster.name);
+	if (p->cluster.eff_from[0]) /* no run calibrates the family: whose constants it borrows */
+		json_str(w, "uncalibrated_family", p->cluster.eff_from);
 	json_int(w, "devices", p->devices);
 	strategy_json(w, &p->strategy, &p->model);
 	json_bool(w, "valid", r->valid);
@@ -338,6 +340,11 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 					p->model.kind[k].enc_tokens, p->model.kind[k].proj_ffn > 0 ? "on these layers" : "none");
 	fprintf(f, "cluster  %s, %d x %s\n", text_safe(cname, sizeof cname, p->cluster.name), p->devices,
 			text_safe(dname, sizeof dname, p->cluster.device));
+	if (p->cluster.eff_from[0]) {
+		char from[sizeof p->cluster.eff_from];
+		fprintf(f, "         uncalibrated family: efficiency constants derived from %s (docs/cost-model.md)\n",
+				text_safe(from, sizeof from, p->cluster.eff_from));
+	}
 	char cf[320] = "";
 	size_t used = 0;
 	if (s->moe_cf > 0 && s->moe_cf != 1.0)

@@ -545,7 +545,16 @@ static int scr_cluster_index(lua_State *L)
 		lua_pushnumber(L, c->node_gbps);
 	else if (!strcmp(k, "net_gbps"))
 		lua_pushnumber(L, c->net_gbps);
-	else if (!strcmp(k, "peak_tflops")) {
+	else if (!strcmp(k, "domain_devices")) /* the scale-up domain (the node when not given) */
+		lua_pushinteger(L, cluster_domain_devices(c));
+	else if (!strcmp(k, "domain_gbps"))
+		lua_pushnumber(L, cluster_domain_gbps(c));
+	else if (!strcmp(k, "uncalibrated_family")) { /* nil for a calibrated family */
+		if (c->eff_from[0])
+			lua_pushstring(L, c->eff_from);
+		else
+			lua_pushnil(L);
+	} else if (!strcmp(k, "peak_tflops")) {
 		lua_createtable(L, 0, 3);
 		for (int p = 0; p < PREC_COUNT; p++) {
 			lua_pushnumber(L, c->peak_tflops[p]);

@@ -350,11 +350,12 @@ static int add_split_units(search_space *sp, int *cap, const search_unit *split)
 		if (sp->fix[PIN_ETP])
 			etps[netp++] = sp->val[PIN_ETP];
 		else if (experts > 0 && edp % ep == 0) {
-			/* expert tensor parallelism stays inside a node, like every framework's TP:
-			 * the core prices the ETP all-reduce on the intra-node link */
+			/* expert tensor parallelism stays inside the scale-up domain (the node on a
+			 * DGX, the rack on an NVL72), like every framework's TP: the core prices the
+			 * ETP all-reduce on the domain's link */
 			int nd = search_divisors(edp / ep, etps);
 			for (int i = 0; i < nd; i++)
-				if (etps[i] <= sp->job->cluster->node_devices)
+				if (etps[i] <= cluster_domain_devices(sp->job->cluster))
 					etps[netp++] = etps[i];
 		} else
 			etps[netp++] = 1;

@@ -3,6 +3,7 @@
 #include "tui/layout.h"
 #include "tui/panes.h"
 #include "tui/tasks.h"
+#include "core/place.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,9 +29,12 @@ void tui_pane_header(tui_app *a, tui_rect r)
 		snprintf(fw, sizeof fw, " %s %s", a->g->vline, strat_framework_name(fwk));
 	/* the file and its [+] first: a narrow terminal cuts the end of the line, and whether
 	 * the work is saved must always show */
-	tui_textf(r.y, r.x, r.w, h, " strata %s %s%s %s %s %s %s %s %d%s%s%s", a->g->vline, file, a->dirty ? " [+]" : "",
+	/* which groups stay in the scale-up domain (core/place.h), and a family no run calibrates */
+	char place[160];
+	place_summary(&p->cluster, &p->strategy, place, sizeof place);
+	tui_textf(r.y, r.x, r.w, h, " strata %s %s%s %s %s %s %s %s %d%s%s%s%s %s %s", a->g->vline, file, a->dirty ? " [+]" : "",
 			a->g->vline, p->model.name, params, a->g->vline, p->cluster.name, p->devices, a->g->times,
-			p->cluster.device, fw);
+			p->cluster.device, p->cluster.eff_from[0] ? " (uncalibrated family)" : "", fw, a->g->vline, place);
 }
 
 void tui_pane_message(tui_app *a, tui_rect r)

@@ -235,6 +235,13 @@ typedef struct {
 static void run_pair(const model_t *m, const cluster_t *c, const char mname[128], const char cname[128], row *out)
 {
 	uint64_t h = 14695981039346656037ULL;
+	/* each pair draws its own sample, seeded by its names, so a preset added to the
+	 * directory leaves every other pair's sample (and digest) as it was */
+	uint64_t seed = 14695981039346656037ULL;
+	h_bytes(&seed, mname, strlen(mname));
+	h_bytes(&seed, "/", 1);
+	h_bytes(&seed, cname, strlen(cname));
+	rng = seed ? seed : 88172645463325252ULL;
 	int valid = 0;
 	for (int i = 0; i < SAMPLES; i++) {
 		int dev;

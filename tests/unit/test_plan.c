@@ -438,7 +438,7 @@ static void test_plan_set(void)
 		{"zero", "4", "zero"}, {"zero", "-1", "zero"}, {"budget", "nan", "budget"}, {"budget", "-1", "budget"},
 		{"budget", "inf", "budget"}, {"budget", "0", "budget"}, {"budget", "12x", "budget"},
 		{"recompute", "partial", "none, selective, full"}, {"schedule", "2f2b", "gpipe"},
-		{"precision", "fp4", "bf16"}, {"sp", "maybe", "true or false"}, {"devices", "0", "devices"},
+		{"precision", "fp6", "bf16"}, {"sp", "maybe", "true or false"}, {"devices", "0", "devices"},
 		{"frobnicate", "1", "unknown strategy key 'frobnicate'"}, {"vpp", "2048", "vpp"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -6,8 +6,8 @@
  * moves 2(n-1)/n of the buffer per rank, all-gather and reduce-scatter (n-1)/n, all-to-all
  * (n-1)/n of the local buffer; each of the n-1 (2(n-1)) steps pays the link latency.
  * Placement follows Megatron-LM's rank order (tp innermost, then cp, ep/dp, pp outermost;
- * megatron/core/parallel_state.py), so a group of n ranks `stride` apart stays in a node when
- * n * stride fits. Overlap (Megatron's async TP/DP collectives, DualPipe): the part of a
+ * megatron/core/parallel_state.py), so a group of n ranks `stride` apart stays in the
+ * scale-up domain when n * stride fits (comm_in_domain). Overlap (Megatron's async TP/DP collectives, DualPipe): the part of a
  * collective that a compute window covers still slows the compute by `contention` per
  * second, since NCCL kernels take SMs and HBM bandwidth from the GEMMs.
  * Header-only so the hot path inlines it. */
@@ -38,37 +38,50 @@ typedef struct {
 #define COMM_CHANNEL_BYTES 32768.0
 #define COMM_INTRA_CHANNELS 16.0
 
+/* Whether a group of n ranks `stride` apart stays in one scale-up domain (NVLink, HCCS,
+ * Infinity Fabric): Megatron numbers ranks contiguously, so the group's block of n*stride
+ * ranks must fit in the domain. A domain whose size the block does not divide (TP 16 on a
+ * 72-GPU NVL72) is taken as filled with whole blocks, as a topology-aware launch does (64
+ * of a rack's 72 GPUs in jobs of power-of-two degrees, the remaining trays spare), so no
+ * group straddles two domains. */
+static inline int comm_in_domain(const cluster_t *c, long long n, long long stride)
+{
+	return n <= 1 || n * stride <= cluster_domain_devices(c);
+}
+
 /* A group of n ranks whose members are `stride` ranks apart (Megatron order puts TP
- * innermost). The group stays in a node when n*stride fits; otherwise the NICs of the
- * members that share a node work in parallel (NCCL runs one ring per NIC), so the usable
- * bandwidth is members-per-node times the per-device NIC rate, capped by the intra link. */
+ * innermost). The group stays in the scale-up domain when comm_in_domain says so; otherwise
+ * the NICs of the members that share a domain work in parallel (NCCL runs one ring per NIC,
+ * and on a multi-node NVLink domain reaches any of the domain's NICs, NCCL 2.20's MNNVL), so
+ * the usable bandwidth is members-per-domain times the per-device NIC rate, capped by the
+ * domain link. This is the one placement rule: every group's link comes from here. */
 static inline comm_link comm_group(const cluster_t *c, int n, int stride)
 {
 	comm_link l;
-	double node = c->node_gbps * 1e9, net = c->net_gbps * 1e9;
+	double dom = cluster_domain_gbps(c) * 1e9, net = cluster_net_gbps(c) * 1e9;
+	int ddev = cluster_domain_devices(c);
 	if (n <= 1) {
-		l.bw = node;
-		l.chan = node / COMM_INTRA_CHANNELS;
+		l.bw = dom;
+		l.chan = dom / COMM_INTRA_CHANNELS;
 		l.lat = 0;
 		l.inter = 0;
 		return l;
 	}
-	long long span = (long long)n * stride;
-	if (span <= c->node_devices) {
-		l.bw = node * c->eff.coll_intra;
+	if (comm_in_domain(c, n, stride)) {
+		l.bw = cluster_domain_group_gbps(c, n) * 1e9 * c->eff.coll_intra;
 		l.chan = l.bw / COMM_INTRA_CHANNELS;
 		l.lat = 2e-6;
 		l.inter = 0;
 		return l;
 	}
-	int per_node = stride >= c->node_devices ? 1 : c->node_devices / stride;
+	int per_node = stride >= ddev ? 1 : ddev / stride;
 	if (per_node > n)
 		per_node = n;
 	double bw = per_node * net;
-	if (bw > node)
-		bw = node;
+	if (bw > dom)
+		bw = dom;
 	l.bw = bw * c->eff.coll_inter;
-	l.chan = (net < node ? net : node) * c->eff.coll_inter; /* one NIC per channel */
+	l.chan = (net < dom ? net : dom) * c->eff.coll_inter; /* one NIC per channel */
 	l.lat = c->net_lat_us * 1e-6;
 	l.inter = 1;
 	return l;
@@ -156,19 +169,19 @@ static inline double comm_p2p(comm_link l, double bytes)
 	return bytes / l.bw + l.lat;
 }
 
-/* The link between pipeline neighbours: they sit tp*cp*dp ranks apart, so they share a node
- * only when two such blocks fit in one (small jobs). */
+/* The link between pipeline neighbours: they sit tp*cp*dp ranks apart, so they share a
+ * domain only when two such blocks fit in one (small jobs, or large domains). */
 static inline comm_link comm_pp_link(const cluster_t *c, const strategy_t *s)
 {
 	comm_link l;
 	long long pp_stride = (long long)s->tp * s->cp * s->dp;
-	if (pp_stride * 2 <= c->node_devices) {
-		l.bw = c->node_gbps * 1e9 * c->eff.coll_intra;
+	if (comm_in_domain(c, 2, pp_stride)) {
+		l.bw = cluster_domain_group_gbps(c, 2) * 1e9 * c->eff.coll_intra;
 		l.chan = l.bw / COMM_INTRA_CHANNELS;
 		l.lat = 2e-6;
 		l.inter = 0;
 	} else {
-		l.bw = c->net_gbps * 1e9 * c->eff.coll_inter;
+		l.bw = cluster_net_gbps(c) * 1e9 * c->eff.coll_inter;
 		l.chan = l.bw;
 		l.lat = c->net_lat_us * 1e-6;
 		l.inter = 1;

@@ -18,7 +18,7 @@ void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_
 	double p16 = c->peak_tflops[PREC_BF16] > 0 ? c->peak_tflops[PREC_BF16] : c->peak_tflops[PREC_FP16];
 	x->peak16 = (s->precision == PREC_FP16 && c->peak_tflops[PREC_FP16] > 0 ? c->peak_tflops[PREC_FP16] : p16) * 1e12;
 	x->peak = c->peak_tflops[s->precision] * 1e12;
-	x->geff = s->precision == PREC_FP8 ? c->eff.fp8_gemm : c->eff.gemm;
+	x->geff = prec_low(s->precision) ? c->eff.fp8_gemm : c->eff.gemm;
 	x->ghalf = c->eff.gemm_half;
 	x->wave = c->sms > 0 ? 0.5 * c->sms * COMPUTE_TILE_M * COMPUTE_TILE_N : 0;
 	x->hbm = c->hbm_gbps * 1e9 * c->eff.hbm;

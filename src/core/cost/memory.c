@@ -97,7 +97,10 @@ mem_opt mem_opt_bytes(const strategy_t *s)
 mem_state mem_state_bytes(const strategy_t *s, double d_dense, double d_exp)
 {
 	mem_state o;
-	double fp8w = s->precision == PREC_FP8 ? 1.0 : 0.0; /* fp8 weight copies */
+	/* fp8 weight copies (mxfp8: the 8-bit copy plus one E8M0 scale per 32 values; fp4: NVFP4's
+	 * 4-bit copy plus an E4M3 scale per 16 values, OCP MX spec v1.0 and TE's NVFP4 recipe) */
+	double fp8w = s->precision == PREC_FP8 ? 1.0 : s->precision == PREC_MXFP8 ? 1.0 + 1.0 / 32 :
+		s->precision == PREC_FP4 ? 0.5 + 1.0 / 16 : 0.0;
 	/* Adam keeps the main (master) parameter and its two moments, the DDP buffer the main
 	 * gradient, each in its dtype (Megatron --main-params-dtype, --exp-avg-dtype,
 	 * --exp-avg-sq-dtype, --main-grads-dtype): all fp32 by default, 4 + 4 + 4 and 4 bytes */
@@ -176,7 +179,7 @@ void mem_offload(const strategy_t *s, double d_dense, double d_exp, int unsharde
  * again in backward, so the framework table says which one runs. */
 double mem_gemm_input_bytes(const strategy_t *s)
 {
-	return s->precision == PREC_FP8 && fw_run_caps(s)->fp8_saved_inputs ? 1.0 : ACT_BYTES;
+	return prec_low(s->precision) && fw_run_caps(s)->fp8_saved_inputs ? 1.0 : ACT_BYTES;
 }
 
 /* Bytes per logit the framework's loss keeps (core/framework.c). Megatron's vocab-parallel
