@@ -39,13 +39,19 @@ int cmd_eval(int argc, char **argv, const paths_t *paths)
 			if (o.json) {
 				json_w w;
 				json_init(&w, stdout, 1);
-				report_json(&w, NULL, p, r);
+				json_obj_begin(&w, NULL);
+				report_json_members(&w, p, r);
+				if (o.why) /* why[] and placement[] (cli/why_out.c) */
+					cli_why_json(&w, p, r);
+				json_obj_end(&w);
 				json_end(&w);
 			} else if (o.csv) {
 				report_csv_header(stdout);
 				report_csv_row(stdout, p, r);
 			} else {
 				report_table(stdout, p, r);
+				if (o.why)
+					cli_why_text(stdout, p, r);
 			}
 			if (!r->fits) {
 				report_over_budget(stderr, r);

@@ -67,6 +67,8 @@ static const cli_optdoc table[] = {
 	{"-o, --output", "FILE", NULL, "standard output", HELP_EXPORT, "write FILE atomically instead of standard output"},
 	{"--approximate", NULL, NULL, "off: refuse, exit 1", HELP_EXPORT,
 		"write a plan the target cannot launch as priced anyway, the differences as \"not expressible\" comments"},
+	{"--why", NULL, NULL, "off", HELP_EVAL,
+		"why is it slow: the dominant losses, the change that helps each (measured), group placement"},
 	{"-v, --verbose", NULL, NULL, "off", HELP_VALIDATE, "one line per case"},
 	{"--no-color", NULL, NULL, "off (NO_COLOR=1 too)", HELP_EXPLORER, "monochrome"},
 	{"--ascii", NULL, NULL, "off", HELP_EXPLORER, "ASCII instead of Unicode box and bar characters"},
