@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define STRAT (HELP_EVAL | HELP_SEARCH | HELP_ILP | HELP_EXPORT | HELP_EXPLORER)
+#define STRAT (HELP_EVAL | HELP_SEARCH | HELP_ILP | HELP_EXPORT | HELP_EXPLORER | HELP_SWEEP)
 
 static const cli_optdoc table[] = {
 	{"-m, --model", "NAME|FILE", NULL, NULL, STRAT, "model preset or file (YAML or Hugging Face config.json)"},
@@ -55,8 +55,9 @@ static const cli_optdoc table[] = {
 		"whose recompute, TP overlap and loss to price (auto: torchtitan under --zero 3, else Megatron-LM)"},
 	{"--budget", "GIB", "budget", "cluster's", STRAT, "memory budget per device"},
 	{"--pin", "EXPR", NULL, "none", STRAT, "pin a choice (tp=8, experts.ep=8, layers[0:3].recompute=full); repeatable"},
-	{"--json", NULL, NULL, "off", HELP_EVAL | HELP_SEARCH | HELP_ILP, "JSON output"},
-	{"--csv", NULL, NULL, "off", HELP_EVAL | HELP_SEARCH | HELP_VALIDATE, "CSV output"},
+	{"--json", NULL, NULL, "off", HELP_EVAL | HELP_SEARCH | HELP_ILP | HELP_SWEEP, "JSON output"},
+	{"--csv", NULL, NULL, "off", HELP_EVAL | HELP_SEARCH | HELP_VALIDATE | HELP_SWEEP, "CSV output"},
+	{"--metric", "step|mfu|peak|tokens", NULL, "step", HELP_SWEEP, "what the text chart's bars show"},
 	{"--top", "K", NULL, "10", HELP_SEARCH, "candidates listed"},
 	{"--no-ilp", NULL, NULL, "off", HELP_SEARCH, "skip the inner level (the bubble ILP on the top candidates)"},
 	{"--threads", "N", NULL, "online CPUs", HELP_SEARCH, "worker threads of the outer level (at most 64)"},
@@ -90,6 +91,8 @@ static const struct {
 		"compare predictions with the measured figures of plan files that carry `expect:`"},
 	{"export", HELP_EXPORT, "strata export [PLAN.yaml] [options] --to megatron|deepspeed|torchtitan [-o FILE] [--approximate]",
 		"write the plan as the target framework's launch script or config, exactly as priced"},
+	{"sweep", HELP_SWEEP, "strata sweep KNOB=a..b [PLAN.yaml] [options]",
+		"one knob (gbs, seq, devices, mbs) over a range: a..b doubles, a..b+s adds s, a,b,c lists"},
 	{"presets", HELP_PRESETS, "strata presets", "list the model, cluster and theme presets"},
 	{"explorer", HELP_EXPLORER, "strata [PLAN.yaml] [options]", "the explorer (TUI); ? in it lists the keys"},
 };
@@ -101,7 +104,7 @@ const cli_optdoc *cli_optdocs(int *n)
 }
 
 const char *const cli_command_names[CLI_NCOMMANDS] = {"eval", "search", "ilp", "export", "validate", "presets",
-	"run"};
+	"run", "sweep"};
 
 int cli_help(const char *cmd, FILE *f)
 {

@@ -407,7 +407,8 @@ int advice_run(const model_t *m, const cluster_t *c, int devices, const strategy
 void advice_fix_text(const adv_item *it, char *out, size_t n)
 {
 	if (!it->has_fix) {
-		snprintf(out, n, "no single change the model tried helps");
+		snprintf(out, n, it->kind == ADV_MEMORY ? "no single change fits the budget; the search combines several"
+				: "no single change the model tried helps");
 		return;
 	}
 	double t = it->fix_step;
