@@ -46,3 +46,18 @@ st search "${JOB[@]}" --export "$T/x.sh" --to nonsense
 expect_rc "search --to unknown: exit 2" 2
 st search "${JOB[@]}" --write
 expect_rc "search --write without a file: exit 2" 2
+
+# a winner with an uneven split (the ILP's layers per stage) keeps it in the file
+UJOB=(-m llama3-70b -n 64 --gbs 128 --seq 8192 --pin pp=8 --top 1)
+st search "${UJOB[@]}" --json
+cp "$OUT" "$T/u.json"
+st search "${UJOB[@]}" --write "$T/uneven.yaml"
+expect_rc "search --write (uneven winner): exit 0" 0
+check "search --write: the winner's uneven split is in the file" grep -q "stage_layers: \[" "$T/uneven.yaml"
+st eval "$T/uneven.yaml" --json
+python3 - "$T/u.json" "$OUT" >"$T/chk" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))[0]; e = json.load(open(sys.argv[2]))
+print("OK" if s["ilp"].get("chunk_layers") and abs(s["search"]["step_s"] - e["time"]["step_s"]) <= 1e-9 * e["time"]["step_s"] else "BAD")
+PY
+check "search --write: the uneven plan file evaluates to the search's #1" grep -q '^OK' "$T/chk"
