@@ -225,7 +225,7 @@ static int allowed_while_busy(tui_action act)
 {
 	return view_only(act) || act == ACT_UP || act == ACT_DOWN || act == ACT_FIRST || act == ACT_LAST ||
 		act == ACT_HELP || act == ACT_CANCEL || act == ACT_QUIT || act == ACT_EXPORT || act == ACT_OUTPUT ||
-		act == ACT_MESSAGE || act == ACT_COPY || act == ACT_NONE;
+		act == ACT_MESSAGE || act == ACT_COPY || act == ACT_WHY || act == ACT_NONE;
 }
 
 static void normal_key(tui_app *a, int key)
@@ -330,6 +330,12 @@ static void normal_key(tui_app *a, int key)
 		snprintf(a->text_title, sizeof a->text_title, "%s", a->text_title_lua);
 		a->text_top = 0;
 		break;
+	case ACT_WHY:
+		tui_why_show(a);
+		break;
+	case ACT_SWEEP:
+		tui_sweep_open(a);
+		break;
 	case ACT_CANCEL:
 		tui_task_cancel(a);
 		break;
@@ -370,6 +376,9 @@ void tui_handle_key(tui_app *a, int key)
 		break;
 	case MODE_TEXT:
 		text_key(a, key);
+		break;
+	case MODE_SWEEP:
+		tui_sweep_key(a, key);
 		break;
 	default:
 		normal_key(a, key);
