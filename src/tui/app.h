@@ -25,7 +25,7 @@
 
 /* REVIEW: an ILP plan on trial in the panes (keep or discard); CANDS: the search's
  * candidates table; TEXT: the last recipe's output and error. */
-typedef enum { MODE_NORMAL, MODE_PROMPT, MODE_HELP, MODE_PICK, MODE_REVIEW, MODE_CANDS, MODE_TEXT, MODE_SWEEP } tui_mode;
+typedef enum { MODE_NORMAL, MODE_PROMPT, MODE_HELP, MODE_PICK, MODE_REVIEW, MODE_CANDS, MODE_TEXT, MODE_SWEEP, MODE_PREVIEW } tui_mode;
 /* TARGET: one key chooses the export target; EXPORT: the export's file name. */
 typedef enum {
 	PROMPT_COMMAND, PROMPT_VALUE, PROMPT_OPEN, PROMPT_SAVE, PROMPT_TARGET, PROMPT_EXPORT, PROMPT_CONFIRM

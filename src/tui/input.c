@@ -208,17 +208,6 @@ static void review_key(tui_app *a, int key)
 	}
 }
 
-static void cands_key(tui_app *a, int key)
-{
-	tui_cands *c = a->cands;
-	if (tui_list_key(key, &c->sel, c->r.n, tui_cands_list_rows(LINES)))
-		return;
-	if (key == KEY_ESC || key == 'q')
-		a->mode = MODE_NORMAL;
-	else if (is_enter(key))
-		tui_cands_apply(a);
-}
-
 /* While a job runs: moving, viewing, help, cancel and quit; nothing that changes the
  * plan, since the job's result belongs to the plan it started from. */
 static int allowed_while_busy(tui_action act)
@@ -372,7 +361,10 @@ void tui_handle_key(tui_app *a, int key)
 		review_key(a, key);
 		break;
 	case MODE_CANDS:
-		cands_key(a, key);
+		tui_cands_key(a, key);
+		break;
+	case MODE_PREVIEW:
+		tui_preview_key(a, key);
 		break;
 	case MODE_TEXT:
 		text_key(a, key);
