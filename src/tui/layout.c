@@ -45,12 +45,12 @@ void tui_layout_compute(int rows, int cols, int stages, int time_rows, int debug
 	int tl = tl_min + extra; /* the timeline takes whatever is left, even beyond its lanes */
 	/* once every stage has its lane, the why pane takes up to TUI_WHY_MAX rows; the
 	 * timeline keeps the rest (its lanes grow taller) */
-	int spare = tl - (1 + stages), why = 0;
+	int spare = tl - max(TUI_TIMELINE_MIN, 1 + stages), why = 0;
 	if (spare >= TUI_WHY_MIN) {
 		why = min(TUI_WHY_MAX, spare);
 		tl -= why;
 		/* lanes grow to three rows; rows beyond that stay below the why pane */
-		tl = min(tl, 1 + TUI_LANE_MAX * stages);
+		tl = min(tl, max(TUI_TIMELINE_MIN, 1 + TUI_LANE_MAX * stages));
 	}
 	l->knobs = rect(1, 0, top, TUI_KNOB_W);
 	int rx = TUI_KNOB_W, rw = cols - TUI_KNOB_W;
