@@ -90,6 +90,10 @@ static void filter_key(tui_app *a, tui_cands *c, int key)
 		c->typing = 0;
 		return;
 	}
+	if (key == 21) { /* Ctrl-U: start over */
+		c->ftext[0] = 0;
+		return;
+	}
 	if (key == KEY_BACKSPACE || key == 127 || key == 8) {
 		if (l)
 			c->ftext[l - 1] = 0;
@@ -159,6 +163,7 @@ void tui_cands_key(tui_app *a, int key)
 {
 	tui_cands *c = a->cands;
 	if (c->typing) {
+		a->msg_kind = MSG_NONE;
 		filter_key(a, c, key);
 		return;
 	}

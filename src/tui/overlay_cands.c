@@ -159,7 +159,10 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 	if (c->typing) {
 		int n = tui_textf(rows - 1, 0, cols, a->attr[ROLE_PROMPT], "/");
 		n += tui_text(rows - 1, n, cols - n, a->attr[ROLE_NORMAL], c->ftext);
-		tui_text(rows - 1, n, cols - n, a->attr[ROLE_LABEL], "   (e.g. tp<=8 pp=4 step<10; Enter filters, Esc)");
+		if (a->msg_kind == MSG_ERROR) /* the filter's error, until the next key */
+			tui_textf(rows - 1, n, cols - n, a->attr[ROLE_ERROR], "   %s", a->msg);
+		else
+			tui_text(rows - 1, n, cols - n, a->attr[ROLE_LABEL], "   (tp<=8 pp=4 step<10; Enter filters, Ctrl-U clears, Esc)");
 		return;
 	}
 	int n = 0;
