@@ -124,7 +124,9 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 	int sw = cols - 47; /* the strategy column takes what the numbers and marks leave */
 	if (sw < 20)
 		sw = 20;
-	/* the column titles, the sorted one marked with its direction */
+	/* the column titles, the sorted one marked with its direction. A new column (say "vs
+	 * current") goes after ILP: its title here, its cell in the row's printf below, its
+	 * sort key in cands_table.c's col_value, and CANDS_COLS one more */
 	const char *mk = c->desc ? (a->utf8 ? "▼" : "v") : (a->utf8 ? "▲" : "^");
 	char ttl[CANDS_COLS][24];
 	static const char *const names[CANDS_COLS] = {"#", "strategy", "alloc", "step", "MFU", "tok/s", "ILP"};
