@@ -1,23 +1,28 @@
 -- max_micro_batch.lua: the largest micro-batch that fits the memory budget.
 --
 --   strata run lua/max_micro_batch.lua [model] [cluster] [devices] [recompute]
+--   strata run --plan PLAN.yaml lua/max_micro_batch.lua     (tunes that plan)
+--   in the explorer: L, max_micro_batch                      (tunes the plan on screen)
+--
+-- With no arguments it tunes strata.current(), the plan it was started on (the explorer's
+-- plan on screen, or --plan's), when there is one; else it builds the plan from the
+-- arguments.
 --
 -- Tries every micro-batch size that divides the per-replica batch, smallest first, and
 -- keeps the last one whose busiest stage fits. Peak memory grows with the micro-batch (the
 -- activations of every micro-batch in flight), so the first one that does not fit ends
 -- the walk. Returns the plan with that micro-batch.
 
-local model = arg[1] or "llama3-8b"
-local cluster = arg[2] or "dgx-a100-80g"
-local devices = tonumber(arg[3] or "32")
-local recompute = arg[4] or "selective"
+local plan = (arg[1] == nil) and strata.current() or nil
+if not plan then
+  plan = strata.plan{model = arg[1] or "llama3-8b", cluster = arg[2] or "dgx-a100-80g",
+    devices = tonumber(arg[3] or "32"),
+    strategy = {tp = 4, pp = 2, global_batch = 1024, seq_length = 4096, recompute = arg[4] or "selective"}}
+end
+local s = plan.strategy
+local per_replica = s.global_batch // s.dp
 
-local plan = strata.plan{model = model, cluster = cluster, devices = devices,
-  strategy = {tp = 4, pp = 2, global_batch = 1024, seq_length = 4096, recompute = recompute}}
-local per_replica = plan.strategy.global_batch // plan.strategy.dp
-
-print(string.format("%s, %s, %d devices (dp %d, tp 4, pp 2), %s recompute, budget %.1f GiB",
-  model, cluster, devices, plan.strategy.dp, recompute, plan.budget_gib))
+print(string.format("%s, %s recompute, budget %.1f GiB", tostring(plan), s.recompute, plan.budget_gib))
 print("micro_batch  peak GiB  fits  step s     MFU")
 local best, best_r
 for mbs = 1, per_replica do

@@ -41,6 +41,14 @@ int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd);
  * Returns 0, 1 (invalid content) or 2 (file/usage); message printed to stderr. */
 int cli_load(const cli_opts *o, const paths_t *paths, plan_t *p);
 
+/* Job first (start.c): the command line names a job (model, cluster, devices, batch or
+ * sequence) without a plan file and without any strategy option. */
+int cli_job_first(const cli_opts *o);
+/* Replace p's strategy by the best plan a short search finds for p's job (p's pins
+ * constrain it; its settings that the search keeps stay). 0 with "best of N fitting plans,
+ * found in T ms" in msg, or -1 with why in msg (p unchanged). */
+int cli_start_search(plan_t *p, char *msg, size_t msglen);
+
 /* Commands: each returns the process exit code (0, 1 or 2). */
 int cmd_eval(int argc, char **argv, const paths_t *paths);
 int cmd_presets(int argc, char **argv, const paths_t *paths);

@@ -128,6 +128,19 @@ int cmd_export(int argc, char **argv, const paths_t *paths)
 	int rc = p && r ? cli_load(&o, paths, p) : 2;
 	if (!p || !r)
 		fprintf(stderr, "strata: out of memory\n");
+	if (!rc && cli_job_first(&o)) {
+		/* job first (start.c): the best plan the target framework runs */
+		char msg[600];
+		if (p->strategy.framework == FW_AUTO)
+			p->strategy.framework = (uint8_t)export_framework((export_target)target);
+		if (cli_start_search(p, msg, sizeof msg)) {
+			fprintf(stderr, "strata export: %s\n", cli_safe(msg));
+			rc = 1;
+		} else {
+			fprintf(stderr, "strata export: no strategy given: %s for the job (strata search lists them)\n",
+					cli_safe(msg));
+		}
+	}
 	/* the cost model checks every rule of the strategy and says whether it fits */
 	if (!rc && eval_run(&p->model, &p->cluster, p->devices, &p->strategy, p->budget_gib, r)) {
 		fprintf(stderr, "strata: invalid strategy: %s\n", cli_safe(r->why));

@@ -13,10 +13,12 @@
 
 static void run_usage(FILE *f)
 {
-	fprintf(f, "usage: strata run [--lua-steps N] [--lua-mem MIB] [--lua-time SECONDS] SCRIPT.lua [args...]\n"
+	fprintf(f, "usage: strata run [--lua-steps N] [--lua-mem MIB] [--lua-time SECONDS] [--plan FILE] SCRIPT.lua "
+			"[args...]\n"
 			"  --lua-steps N       instruction budget (default %lld)\n"
 			"  --lua-mem MIB       memory cap in MiB, the solvers' memory included (default %d)\n"
 			"  --lua-time SECONDS  wall-clock limit, the solvers' time included (default %lld)\n"
+			"  --plan FILE         the plan strata.current() returns (else nil)\n"
 			"A recipe stopped by a limit exits 1 with a message naming the limit and its option.\n"
 			"The strata Lua API is described in strata-lua(7).\n",
 			SCR_DEFAULT_STEPS, SCR_DEFAULT_MIB, SCR_DEFAULT_TIME_MS / 1000);
@@ -47,6 +49,7 @@ int cmd_run(int argc, char **argv, const paths_t *paths)
 	env.paths = paths;
 	env.out = stdout;
 	char err[256];
+	const char *plan_file = NULL;
 	int i;
 	for (i = 2; i < argc; i++) {
 		const char *a = argv[i], *v;
@@ -80,6 +83,10 @@ int cmd_run(int argc, char **argv, const paths_t *paths)
 			}
 			continue;
 		}
+		if (!missing && (v = opt_value(argc, argv, &i, "--plan", &missing))) {
+			plan_file = v;
+			continue;
+		}
 		if (missing) {
 			fprintf(stderr, "strata run: %s needs a value\n", a);
 			return 2;
@@ -102,7 +109,20 @@ int cmd_run(int argc, char **argv, const paths_t *paths)
 		fprintf(stderr, "strata: out of memory\n");
 		return 2;
 	}
+	plan_t *cur = NULL;
+	if (plan_file) {
+		cur = malloc(sizeof *cur);
+		if (!cur || plan_load_file(cur, plan_file, paths, err, sizeof err)) {
+			fprintf(stderr, "strata run: %s\n", cur ? cli_safe(err) : "out of memory");
+			free(cur);
+			free(o);
+			return 2;
+		}
+		strat_resolve(&cur->strategy, cur->devices, err, sizeof err);
+		env.current = cur;
+	}
 	int rc = scr_run_file(&env, script, argc - i - 1, argv + i + 1, o);
+	free(cur);
 	fflush(stdout);
 	if (rc)
 		fprintf(stderr, "strata run: %s\n", o->err);

@@ -55,6 +55,10 @@ typedef struct {
 	 * direction (cluster key host: {link_gbps, mem_gbps}); 0 = not given, see
 	 * cluster_host_link_gbps */
 	double host_gbps, host_mem_gbps;
+	/* Power at full load, watts (cluster keys device.power_w: the device's rated board power
+	 * or TDP; node.power_w: the node's maximum system power); 0 = not given. Only the cost of
+	 * a run uses them (core/train_cost.h). */
+	double device_power_w, node_power_w;
 	cluster_eff eff;
 	int eff_set;          /* 1 when `eff` came from the file itself */
 } cluster_t;

@@ -13,28 +13,27 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Layer kinds: what one layer adds to a stage's forward, backward, recompute and bytes; the
- * largest used kind's parameters (FSDP's unit) into *unit. */
-static void kind_tables(const cost_ctx *x, eval_costs *o, double *unit)
+/* Layer kinds: what one layer adds to a stage's forward, backward, recompute and bytes, from
+ * their layer costs kc; the largest used kind's parameters (FSDP's unit) into *unit. */
+static void kind_tables(const model_t *m, const layer_cost *kc, eval_costs *o, double *unit)
 {
-	const model_t *m = x->m;
 	*unit = 0;
 	for (int k = 0; k < m->nkinds; k++) {
-		layer_cost q;
-		layer_price(x, k, &q);
+		const layer_cost *q = &kc[k];
 		eval_kind_cost *e = &o->kind[k];
-		e->fwd = q.f_comp + q.tp_f + q.cp_f + q.ep_f;
-		e->bwd = q.b_in + q.b_w + q.tp_b + q.cp_b + q.ep_b;
-		e->wgrad = q.b_w;
+		e->fwd = q->f_comp + q->tp_f + q->cp_f + q->ep_f;
+		e->bwd = q->b_in + q->b_w + q->tp_b + q->cp_b + q->ep_b;
+		e->wgrad = q->b_w;
+		e->rc[RC_NONE] = 0;
 		e->rc[RC_FULL] = e->fwd;
-		e->rc[RC_SELECTIVE] = q.sel_f;
+		e->rc[RC_SELECTIVE] = q->sel_f;
 		for (int mode = 0; mode < RC_COUNT; mode++)
-			e->act[mode] = q.act[mode];
-		e->work = q.work;
-		e->p_dense = q.p_dense;
-		e->p_expert = q.p_expert;
-		if (q.p_dense + q.p_expert > *unit && model_kind_used(m, k))
-			*unit = q.p_dense + q.p_expert;
+			e->act[mode] = q->act[mode];
+		e->work = q->work;
+		e->p_dense = q->p_dense;
+		e->p_expert = q->p_expert;
+		if (q->p_dense + q->p_expert > *unit && model_kind_used(m, k))
+			*unit = q->p_dense + q->p_expert;
 	}
 }
 
@@ -84,7 +83,13 @@ int eval_costs_get(const model_t *m, const cluster_t *c, int devices, const stra
 		snprintf(why, whylen, "more pipeline stages than the evaluator supports (256)");
 		return -1;
 	}
-	memset(o, 0, sizeof *o);
+	eval_costs_kinds(m, c, s, budget_gib, NULL, 1, o);
+	return 0;
+}
+
+void eval_costs_kinds(const model_t *m, const cluster_t *c, const strategy_t *s, double budget_gib,
+		const eval_kinds *k, int inflight, eval_costs *o)
+{
 	cost_ctx x;
 	ctx_init(&x, m, c, s);
 	const int p = s->pp, mb = strat_microbatches(s);
@@ -94,8 +99,14 @@ int eval_costs_get(const model_t *m, const cluster_t *c, int devices, const stra
 	o->schedule = s->schedule;
 	o->dualpipe = s->schedule == SCHED_DUALPIPE;
 	o->budget = (budget_gib > 0 ? budget_gib : eval_default_budget_gib(c)) * COST_GIB;
+	eval_kinds own;
+	if (!k || k->nkinds != m->nkinds) {
+		own.nkinds = m->nkinds;
+		layer_price_all(&x, own.kc);
+		k = &own;
+	}
 	double unit;
-	kind_tables(&x, o, &unit);
+	kind_tables(m, k->kc, o, &unit);
 	double d_dense = (double)s->dp * s->cp;
 	double d_exp = (double)s->dp * s->cp * s->tp / ((double)s->ep * s->etp);
 	mem_state sb = mem_state_bytes(s, d_dense, d_exp);
@@ -107,6 +118,5 @@ int eval_costs_get(const model_t *m, const cluster_t *c, int devices, const stra
 	o->obe = sb.obe;
 	extra_tables(&x, unit, o);
 	for (int st = 0; st < p; st++)
-		o->inflight[st] = sched_inflight(s, st, mb);
-	return 0;
+		o->inflight[st] = inflight ? sched_inflight(s, st, mb) : 0;
 }

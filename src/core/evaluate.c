@@ -371,15 +371,34 @@ void eval_kinds_get(const model_t *m, const cluster_t *c, const strategy_t *s, e
 	layer_price_all(&x, k->kc);
 }
 
+eval_kinds_key eval_kinds_key_of(const strategy_t *s)
+{
+	eval_kinds_key k;
+	memset(&k, 0, sizeof k);
+	k.tp = s->tp;
+	k.cp = s->cp;
+	k.ep = s->ep;
+	k.etp = s->etp;
+	k.micro_batch = s->micro_batch;
+	k.seq = s->seq;
+	k.moe_cf = s->moe_cf;
+	k.sp = s->sp;
+	k.flash = s->flash;
+	k.tp_overlap = s->tp_overlap;
+	k.cp_kind = s->cp_kind;
+	k.precision = s->precision;
+	k.rc_modules = s->rc_modules;
+	k.fp8_cache = s->fp8_cache;
+	k.loss_fusion = s->loss_fusion;
+	k.framework = (uint8_t)strat_framework(s);
+	k.dualpipe = s->schedule == SCHED_DUALPIPE;
+	return k;
+}
+
 int eval_kinds_same(const strategy_t *a, const strategy_t *b)
 {
-	return a->tp == b->tp && a->cp == b->cp && a->ep == b->ep && a->etp == b->etp &&
-		a->micro_batch == b->micro_batch && a->seq == b->seq && a->sp == b->sp && a->flash == b->flash &&
-		a->tp_overlap == b->tp_overlap && a->cp_kind == b->cp_kind && a->precision == b->precision &&
-		a->rc_modules == b->rc_modules && a->moe_cf == b->moe_cf && a->fp8_cache == b->fp8_cache &&
-		a->loss_fusion == b->loss_fusion &&
-		strat_framework(a) == strat_framework(b) &&
-		(a->schedule == SCHED_DUALPIPE) == (b->schedule == SCHED_DUALPIPE);
+	eval_kinds_key x = eval_kinds_key_of(a), y = eval_kinds_key_of(b);
+	return !memcmp(&x, &y, sizeof x);
 }
 
 int eval_run(const model_t *m, const cluster_t *c, int devices, const strategy_t *s,

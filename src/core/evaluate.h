@@ -109,9 +109,20 @@ typedef struct {
 	layer_cost kc[MODEL_MAX_KINDS];
 } eval_kinds;
 
+/* Every field of a strategy that the layer-kind costs read: strategies with equal keys
+ * share them (eval_kinds_same). Padding is zeroed, so keys compare with memcmp. */
+typedef struct {
+	int tp, cp, ep, etp, micro_batch, seq;
+	double moe_cf;
+	uint8_t sp, flash, tp_overlap, cp_kind, precision, rc_modules, fp8_cache, loss_fusion;
+	uint8_t framework, dualpipe;
+} eval_kinds_key;
+
 /* Price the layer kinds of s into k. */
 void eval_kinds_get(const model_t *m, const cluster_t *c, const strategy_t *s, eval_kinds *k);
-/* 1 when a and b share their layer-kind costs (every field layer_price reads is equal). */
+/* The key of s's layer-kind costs. */
+eval_kinds_key eval_kinds_key_of(const strategy_t *s);
+/* 1 when a and b share their layer-kind costs (their eval_kinds_key are equal). */
 int eval_kinds_same(const strategy_t *a, const strategy_t *b);
 /* eval_run with the layer-kind costs k of a strategy that is eval_kinds_same as s (NULL:
  * priced here): the same result, bit for bit. */
@@ -166,5 +177,10 @@ typedef struct {
  * Returns 0, or -1 with the reason in why when the strategy is invalid. */
 int eval_costs_get(const model_t *m, const cluster_t *c, int devices, const strategy_t *s,
 		double budget_gib, eval_costs *o, char *why, size_t whylen);
+/* The same for a strategy that strat_validate accepts, from the layer-kind costs k of an
+ * eval_kinds_same strategy (NULL: priced here); inflight 0 leaves o->inflight zero (the
+ * search's bound reads no per-stage figure). */
+void eval_costs_kinds(const model_t *m, const cluster_t *c, const strategy_t *s, double budget_gib,
+		const eval_kinds *k, int inflight, eval_costs *o);
 
 #endif

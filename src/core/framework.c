@@ -184,10 +184,14 @@ static int add(fw_issues *o, int n, const char *fmt, ...)
 	return n + 1;
 }
 
-static const char *sched_list(unsigned mask, char *buf, size_t len)
+/* The schedules of mask as a list, into buf; o NULL: no message is wanted (the search's
+ * yes/no check), so nothing is formatted. */
+static const char *sched_list(const fw_issues *o, unsigned mask, char *buf, size_t len)
 {
 	size_t used = 0;
 	buf[0] = 0;
+	if (!o)
+		return buf;
 	for (int i = 0; i < SCHED_COUNT && used < len; i++)
 		if (mask & BIT(i))
 			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", strat_schedule_name(i));
@@ -200,7 +204,7 @@ static int check_parallel(const fw_caps *f, const strategy_t *s, const model_t *
 	char b[80];
 	if (s->pp > 1 && !(f->sched & BIT(s->schedule)))
 		n = add(o, n, "%s cannot run schedule %s (it runs %s)", f->key, strat_schedule_name(s->schedule),
-				sched_list(f->sched, b, sizeof b));
+				sched_list(o, f->sched, b, sizeof b));
 	if (s->vpp > 1 && !f->vpp)
 		n = add(o, n, "%s cannot run %d virtual stages per rank (no interleaving)", f->key, s->vpp);
 	int zpp = s->pp > 1 && !(f->zero_pp & BIT(s->zero)), ztp = s->tp > 1 && !(f->zero_tp & BIT(s->zero));

@@ -178,7 +178,8 @@ static const char *const set_keys[] = {"dp", "tp", "pp", "vpp", "cp", "ep", "etp
 	"framework", "tp_comm_overlap", "vocab_parallel", "loss_fusion", "fp8_cache", "recompute_layers", "recompute_modules",
 	"moe_capacity_factor", "exp_avg_dtype", "exp_avg_sq_dtype", "main_grads_dtype", "main_params_dtype",
 	"stage_layers", "first_stage_layers", "last_stage_layers", "account_for_embedding",
-	"account_for_loss", "optimizer_offload", "activation_offload", "devices", "budget_gib", "mbs", "gbs", "seq", "budget"};
+	"account_for_loss", "optimizer_offload", "activation_offload", "devices", "budget_gib", "mbs", "gbs", "seq", "budget",
+	"train_tokens", "gpu_hour_cost"};
 
 const char *const *plan_set_keys(size_t *n)
 {
@@ -259,8 +260,58 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 	return -2;
 }
 
+int plan_parse_tokens(const char *val, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(val, &end);
+	if (end == val || errno || !(v > 0))
+		return -1;
+	static const struct { char c; double m; } suf[] = {{'K', 1e3}, {'M', 1e6}, {'B', 1e9}, {'G', 1e9}, {'T', 1e12}};
+	if (*end) {
+		size_t i;
+		for (i = 0; i < sizeof suf / sizeof suf[0]; i++)
+			if (toupper((unsigned char)*end) == suf[i].c)
+				break;
+		if (i == sizeof suf / sizeof suf[0] || end[1])
+			return -1;
+		v *= suf[i].m;
+	}
+	if (!(v < 1e20))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* The run's length and price: train_tokens and gpu_hour_cost; -2 for another key. */
+static int set_run(plan_t *p, const char *key, const char *val, char *err, size_t errlen)
+{
+	if (!strcmp(key, "train_tokens")) {
+		if (plan_parse_tokens(val, &p->train_tokens)) {
+			snprintf(err, errlen, "train_tokens must be a positive token count such as 15e12 or 15T (got '%s')", val);
+			return -1;
+		}
+		return 0;
+	}
+	if (!strcmp(key, "gpu_hour_cost")) {
+		char *end;
+		errno = 0;
+		double v = strtod(val, &end);
+		if (end == val || *end || errno || !(v > 0 && v < 1e6)) {
+			snprintf(err, errlen, "gpu_hour_cost must be a positive price in USD per GPU-hour (got '%s')", val);
+			return -1;
+		}
+		p->gpu_hour_usd = v;
+		return 0;
+	}
+	return -2;
+}
+
 int plan_set(plan_t *p, const char *key, const char *val, char *err, size_t errlen)
 {
+	int rr = set_run(p, key, val, err, errlen);
+	if (rr != -2)
+		return rr;
 	if (!strcmp(key, "devices") || !strcmp(key, "n"))
 		return set_int(&p->devices, "devices", val, 1, 1 << 24, err, errlen);
 	if (!strcmp(key, "budget") || !strcmp(key, "budget_gib")) {
@@ -935,7 +986,9 @@ static int cluster_from_node(cluster_t *c, yctx *y, const yd_node *n)
 			y_int(y, node, "devices", 1, 1 << 16, &c->node_devices) ||
 			y_num(y, node, "link_gbps", 0.001, 1e7, &c->node_gbps) ||
 			y_num(y, net, "link_gbps", 0.001, 1e7, &c->net_gbps) ||
-			y_num(y, net, "latency_us", 0, 1e6, &c->net_lat_us))
+			y_num(y, net, "latency_us", 0, 1e6, &c->net_lat_us) ||
+			y_num(y, dev, "power_w", 0, 1e6, &c->device_power_w) ||
+			y_num(y, node, "power_w", 0, 1e8, &c->node_power_w))
 		return 2;
 	const yd_node *host = yd_get(n, "host"); /* optional: CPU offload's link and memory */
 	if (host && yd_kind_of(host) != YD_MAP) {
@@ -1232,8 +1285,14 @@ static int plan_from_doc(plan_t *p, yd_doc *d, const paths_t *paths, char *err, 
 		yd_errat(d, root, err, errlen, "plan is missing 'devices'");
 		return 2;
 	}
-	if (y_num(&y, root, "budget_gib", 0.001, 1e6, &p->budget_gib))
+	if (y_num(&y, root, "budget_gib", 0.001, 1e6, &p->budget_gib) ||
+			y_num(&y, root, "gpu_hour_cost", 0.000001, 1e6, &p->gpu_hour_usd))
 		return 2;
+	const yd_node *tt = yd_get(root, "train_tokens");
+	if (tt && (yd_kind_of(tt) != YD_SCALAR || plan_parse_tokens(yd_str(tt), &p->train_tokens))) {
+		yd_errat(d, tt, err, errlen, "train_tokens must be a positive token count such as 15e12 or 15T");
+		return 2;
+	}
 	const yd_node *sn = yd_get(root, "strategy");
 	if (sn && (rc = strategy_from_node(&p->strategy, &y, sn)))
 		return rc;

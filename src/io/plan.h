@@ -27,6 +27,9 @@ typedef struct {
 	int devices;
 	strategy_t strategy;
 	double budget_gib;                  /* 0 = cluster default */
+	double train_tokens;                /* tokens the run trains on (0: not given): its days,
+	                                     * GPU-hours, cost and energy (core/train_cost.h) */
+	double gpu_hour_usd;                /* price of one GPU-hour (0: not given) */
 	char model_ref[PATH_MAX], cluster_ref[PATH_MAX]; /* preset name or path as written */
 	char id[128], source[256];          /* cut on a character boundary when longer */
 	char path[1024];                    /* the file it was loaded from (a longer path is refused:
@@ -72,6 +75,9 @@ int plan_resolve_ref(const char *ref, const char *kind, const char *base, const 
 		size_t outlen, char *err, size_t errlen);
 /* Apply one "key=value" strategy assignment (dp, tp, ..., recompute, schedule); 0 or -1. */
 int plan_set(plan_t *p, const char *key, const char *val, char *err, size_t errlen);
+/* A token count as written on the command line or in a plan: a number with an optional
+ * K, M, B (or G) or T suffix ("15T", "2.5e12"). 0, or -1 when it is not one. */
+int plan_parse_tokens(const char *val, double *out);
 /* The keys plan_set knows (aliases included) and their number. */
 const char *const *plan_set_keys(size_t *n);
 /* Map a model written as YAML/JSON text (the keys of a model file) onto m: the same

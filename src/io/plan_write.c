@@ -298,12 +298,16 @@ static void write_cluster(FILE *f, const cluster_t *c)
 	key_num(f, "    ", "hbm_gbps", c->hbm_gbps);
 	if (c->sms > 0)
 		fprintf(f, "    sms: %d\n", c->sms);
+	if (c->device_power_w > 0)
+		key_num(f, "    ", "power_w", c->device_power_w);
 	fputs("    peak_tflops:\n", f);
 	key_num(f, "      ", "bf16", c->peak_tflops[PREC_BF16]);
 	key_num(f, "      ", "fp16", c->peak_tflops[PREC_FP16]);
 	key_num(f, "      ", "fp8", c->peak_tflops[PREC_FP8]);
 	fprintf(f, "  node:\n    devices: %d\n", c->node_devices);
 	key_num(f, "    ", "link_gbps", c->node_gbps);
+	if (c->node_power_w > 0)
+		key_num(f, "    ", "power_w", c->node_power_w);
 	fputs("  network:\n", f);
 	key_num(f, "    ", "link_gbps", c->net_gbps);
 	key_num(f, "    ", "latency_us", c->net_lat_us);
@@ -424,6 +428,10 @@ int plan_write(FILE *f, const plan_t *p, const paths_t *paths, char *err, size_t
 	fprintf(f, "devices: %d\n", p->devices);
 	if (p->budget_gib > 0)
 		key_num(f, "", "budget_gib", p->budget_gib);
+	if (p->train_tokens > 0)
+		key_num(f, "", "train_tokens", p->train_tokens);
+	if (p->gpu_hour_usd > 0)
+		key_num(f, "", "gpu_hour_cost", p->gpu_hour_usd);
 	write_strategy(f, &p->strategy, p->devices);
 	if (p->npins > 0) {
 		fputs("pins: [", f);

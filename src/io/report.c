@@ -3,7 +3,9 @@
 #include "io/units.h"
 #include "io/text.h"
 #include "core/framework.h"
+#include "core/train_cost.h"
 
+#include <math.h>
 #include <string.h>
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -154,7 +156,146 @@ void report_json_members(json_w *w, const plan_t *p, const eval_result *r)
 	json_num(w, "mfu", r->mfu);
 	json_num(w, "hfu", r->hfu);
 	json_num(w, "model_tflops_per_device", r->model_flops / r->step / p->devices / 1e12);
+	json_num(w, "tokens_per_s_per_device", r->tokens_per_s / p->devices);
 	json_obj_end(w);
+	report_cost_json(w, p, r);
+	report_expect_json(w, p, r);
+}
+
+void report_cost_json(json_w *w, const plan_t *p, const eval_result *r)
+{
+	if (!(p->train_tokens > 0))
+		return;
+	train_cost c;
+	train_cost_of(&p->cluster, p->devices, r->tokens_per_s, r->model_flops / r->step, p->train_tokens,
+			p->gpu_hour_usd, &c);
+	json_obj_begin(w, "cost");
+	json_num(w, "train_tokens", p->train_tokens);
+	json_num(w, "days", c.days);
+	json_num(w, "gpu_hours", c.gpu_hours);
+	if (c.has_usd) {
+		json_num(w, "usd", c.usd);
+		json_num(w, "usd_per_gpu_hour", p->gpu_hour_usd);
+	} else {
+		json_null(w, "usd");
+	}
+	if (c.has_energy) {
+		json_num(w, "mwh", c.mwh);
+		json_num(w, "watts_per_device", c.watts_per_device);
+		json_str(w, "power_basis", c.power_node ? "node" : "device");
+	} else {
+		json_null(w, "mwh");
+	}
+	json_obj_end(w);
+}
+
+int report_expect_rows(const plan_t *p, const eval_result *r, report_expect_row out[REPORT_EXPECT_ROWS])
+{
+	if (!p->has_expect || !r->valid)
+		return 0;
+	const plan_expect *e = &p->expect;
+	int n = 0;
+	if (e->step_time_s > 0)
+		out[n++] = (report_expect_row){"step time", "s", e->step_time_s, r->step, ""};
+	if (e->peak_mem_gib > 0) {
+		/* the prediction in the convention the figure was published in */
+		int conv = !strcmp(e->mem_convention, "reserved") ? EVAL_MEM_RESERVED :
+				!strcmp(e->mem_convention, "nvidia-smi") ? EVAL_MEM_NVIDIA_SMI : EVAL_MEM_ALLOCATED;
+		out[n++] = (report_expect_row){"peak memory", "GiB", e->peak_mem_gib,
+				eval_mem_convention(&p->cluster, r->peak_bytes / GIB, conv),
+				conv == EVAL_MEM_RESERVED ? "reserved" : conv == EVAL_MEM_NVIDIA_SMI ? "nvidia-smi" : ""};
+	}
+	if (e->tokens_per_s > 0)
+		out[n++] = (report_expect_row){"tokens/s", "", e->tokens_per_s, r->tokens_per_s, ""};
+	if (e->tflops_per_gpu > 0) {
+		double fl = !strcmp(e->tflops_convention, "hfu") ? r->hw_flops : r->model_flops;
+		out[n++] = (report_expect_row){"TFLOP/s/dev", "", e->tflops_per_gpu, fl / r->step / p->devices / 1e12, 
+				!strcmp(e->tflops_convention, "hfu") ? "hfu" : ""};
+	}
+	if (e->mfu > 0)
+		out[n++] = (report_expect_row){"MFU", "%", 100 * e->mfu, 100 * r->mfu, ""};
+	if (e->hfu > 0)
+		out[n++] = (report_expect_row){"HFU", "%", 100 * e->hfu, 100 * r->hfu, ""};
+	return n;
+}
+
+void report_expect_json(json_w *w, const plan_t *p, const eval_result *r)
+{
+	report_expect_row x[REPORT_EXPECT_ROWS];
+	int n = report_expect_rows(p, r, x);
+	if (!n)
+		return;
+	json_arr_begin(w, "expect");
+	for (int i = 0; i < n; i++) {
+		json_obj_begin(w, NULL);
+		json_str(w, "figure", x[i].name);
+		if (x[i].note[0])
+			json_str(w, "convention", x[i].note);
+		json_num(w, "published", x[i].published);
+		json_num(w, "predicted", x[i].predicted);
+		json_num(w, "error", x[i].predicted / x[i].published - 1);
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+}
+
+/* v rounded to a whole number with thousands separators ("528,895"). */
+static void thousands(double v, char *out, size_t n)
+{
+	char d[48];
+	int len = snprintf(d, sizeof d, "%.0f", v);
+	size_t o = 0;
+	for (int i = 0; i < len && o + 2 < n; i++) {
+		out[o++] = d[i];
+		int k = len - i - 1;
+		if (k > 0 && k % 3 == 0 && d[i] != '-')
+			out[o++] = ',';
+	}
+	out[o] = 0;
+}
+
+void report_cost_text(FILE *f, const plan_t *p, const eval_result *r)
+{
+	train_cost c;
+	train_cost_of(&p->cluster, p->devices, r->tokens_per_s, r->model_flops / r->step, p->train_tokens,
+			p->gpu_hour_usd, &c);
+	char rate[32], tok[32];
+	units_rate(c.tokens_per_s_dev, rate, sizeof rate);
+	fprintf(f, "per device %s tokens/s, %.1f model TFLOP/s\n", rate, c.tflops_dev);
+	if (!c.has_time)
+		return;
+	char gh[48], usd[48];
+	units_big(p->train_tokens, 4, tok, sizeof tok);
+	thousands(c.gpu_hours, gh, sizeof gh);
+	fprintf(f, "run of %s tokens: %.1f days, %s GPU-hours", tok, c.days, gh);
+	if (c.has_usd) {
+		thousands(c.usd, usd, sizeof usd);
+		fprintf(f, ", $%s at $%g/GPU-hour", usd, p->gpu_hour_usd);
+	}
+	if (c.has_energy)
+		fprintf(f, ", %.1f MWh at %.0f W a device (%s)", c.mwh, c.watts_per_device,
+				c.power_node ? "node power / devices" : "device power");
+	fputc('\n', f);
+}
+
+void report_expect_text(FILE *f, const plan_t *p, const eval_result *r)
+{
+	report_expect_row x[REPORT_EXPECT_ROWS];
+	int n = report_expect_rows(p, r, x);
+	if (!n)
+		return;
+	char src[sizeof p->source];
+	if (p->source[0])
+		fprintf(f, "\npublished vs predicted (%s)\n", text_safe(src, sizeof src, p->source));
+	else
+		fprintf(f, "\npublished vs predicted\n");
+	fprintf(f, "  %-26s %12s %12s %8s\n", "", "published", "predicted", "error");
+	for (int i = 0; i < n; i++) {
+		char nm[48];
+		snprintf(nm, sizeof nm, x[i].note[0] ? "%s (%s)" : "%s", x[i].name, x[i].note);
+		fprintf(f, "  %-26s %12.4g %12.4g %+7.1f%%\n", nm, x[i].published, x[i].predicted,
+				100 * (x[i].predicted / x[i].published - 1));
+	}
 }
 
 static void bar(FILE *f, double frac, int width)
@@ -256,6 +397,8 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 	}
 	units_rate(r->tokens_per_s, rate, sizeof rate);
 	fprintf(f, "\nthroughput %s tokens/s   MFU %.1f%%   HFU %.1f%%\n", rate, 100 * r->mfu, 100 * r->hfu);
+	report_cost_text(f, p, r);
+	report_expect_text(f, p, r);
 }
 
 int report_compare_rows(const eval_result *ref, const eval_result *c, report_diff out[REPORT_DIFF_ROWS])
@@ -286,6 +429,133 @@ void report_compare(FILE *f, const eval_result *ref, const eval_result *c)
 					d[i].cand - d[i].ref);
 		else
 			fprintf(f, "  %-11s %10.4g s %10.4g s %+10.4g s\n", d[i].name, d[i].ref, d[i].cand, d[i].cand - d[i].ref);
+}
+
+static void cmp_add(report_cmp_row *out, int *n, const char *name, int unit, double a, double b)
+{
+	report_cmp_row *r = &out[(*n)++];
+	snprintf(r->name, sizeof r->name, "%s", name);
+	r->unit = unit;
+	r->a = a;
+	r->b = b;
+}
+
+int report_cmp_rows(const eval_result *a, const eval_result *b, report_cmp_row out[REPORT_CMP_ROWS])
+{
+	report_diff d[REPORT_DIFF_ROWS];
+	int nd = report_compare_rows(a, b, d), n = 0;
+	for (int i = 0; i < nd - 1; i++) /* time parts and the step; the peak below */
+		cmp_add(out, &n, d[i].name, 0, d[i].ref, d[i].cand);
+	cmp_add(out, &n, "MFU", 2, 100 * a->mfu, 100 * b->mfu);
+	cmp_add(out, &n, "tokens/s", 3, a->tokens_per_s, b->tokens_per_s);
+	cmp_add(out, &n, "peak memory", 1, a->peak_bytes / GIB, b->peak_bytes / GIB);
+	const eval_mem ma = eval_stage_mem(a, a->peak_stage), mb = eval_stage_mem(b, b->peak_stage);
+	cmp_add(out, &n, "  weights", 1, ma.weights / GIB, mb.weights / GIB);
+	cmp_add(out, &n, "  grads", 1, ma.grads / GIB, mb.grads / GIB);
+	cmp_add(out, &n, "  optimizer", 1, ma.optimizer / GIB, mb.optimizer / GIB);
+	cmp_add(out, &n, "  activations", 1, ma.activations / GIB, mb.activations / GIB);
+	cmp_add(out, &n, "  buffers", 1, ma.buffers / GIB, mb.buffers / GIB);
+	int ns = a->stages > b->stages ? a->stages : b->stages;
+	for (int i = 0; i < ns && n < REPORT_CMP_ROWS; i++) {
+		if (ns > 16 && i >= 8 && i < ns - 8)
+			continue;
+		char name[40];
+		snprintf(name, sizeof name, "stage %d", i);
+		cmp_add(out, &n, name, 1, i < a->stages ? eval_stage_mem(a, i).total / GIB : NAN,
+				i < b->stages ? eval_stage_mem(b, i).total / GIB : NAN);
+	}
+	return n;
+}
+
+static void cmp_cell(char *out, size_t n, int unit, double v)
+{
+	if (isnan(v))
+		snprintf(out, n, "-");
+	else if (unit == 0)
+		units_time(v, out, n);
+	else if (unit == 1)
+		snprintf(out, n, "%.2f GiB", v);
+	else if (unit == 2)
+		snprintf(out, n, "%.1f%%", v);
+	else
+		units_rate(v, out, n);
+}
+
+void report_cmp_table(FILE *f, const char *na, const plan_t *pa, const eval_result *a, const char *nb,
+		const plan_t *pb, const eval_result *b)
+{
+	const plan_t *pl[2] = {pa, pb};
+	const char *nm[2] = {na, nb};
+	for (int k = 0; k < 2; k++) {
+		const strategy_t *s = &pl[k]->strategy;
+		char nmb[64];
+		fprintf(f, "%s = %s on %d x %s: dp=%d tp=%d pp=%d vpp=%d cp=%d ep=%d etp=%d zero=%d mbs=%d gbs=%d seq=%d %s %s\n",
+				k ? "B" : "A", text_safe(nmb, sizeof nmb, nm[k]), pl[k]->devices, pl[k]->cluster.device, s->dp, s->tp,
+				s->pp, s->vpp, s->cp, s->ep, s->etp, s->zero, s->micro_batch, s->global_batch, s->seq,
+				strat_recompute_name(s->recompute), strat_schedule_name(s->schedule));
+	}
+	report_cmp_row x[REPORT_CMP_ROWS];
+	int n = report_cmp_rows(a, b, x);
+	fprintf(f, "\n  %-16s %12s %12s %12s %8s\n", "", "A", "B", "B - A", "B / A");
+	for (int i = 0; i < n; i++) {
+		char ca[32], cb[32], cd[32];
+		cmp_cell(ca, sizeof ca, x[i].unit, x[i].a);
+		cmp_cell(cb, sizeof cb, x[i].unit, x[i].b);
+		double d = x[i].b - x[i].a;
+		char mag[28];
+		cmp_cell(mag, sizeof mag, x[i].unit, fabs(d));
+		snprintf(cd, sizeof cd, "%s%s", d > 0 ? "+" : d < 0 ? "-" : "", mag);
+		char ratio[16] = "-";
+		if (x[i].a > 0 && !isnan(x[i].b))
+			snprintf(ratio, sizeof ratio, "%.3f", x[i].b / x[i].a);
+		fprintf(f, "  %-16s %12s %12s %12s %8s\n", x[i].name, ca, cb, isnan(d) ? "-" : cd, ratio);
+	}
+}
+
+void report_cmp_json(json_w *w, const eval_result *a, const eval_result *b)
+{
+	report_cmp_row x[REPORT_CMP_ROWS];
+	int n = report_cmp_rows(a, b, x);
+	static const char *const units[] = {"s", "GiB", "%", "tokens/s"};
+	json_arr_begin(w, "compare");
+	for (int i = 0; i < n; i++) {
+		const char *nm = x[i].name;
+		while (*nm == ' ')
+			nm++;
+		json_obj_begin(w, NULL);
+		json_str(w, "name", nm);
+		json_str(w, "unit", units[x[i].unit]);
+		if (isnan(x[i].a))
+			json_null(w, "a");
+		else
+			json_num(w, "a", x[i].a);
+		if (isnan(x[i].b))
+			json_null(w, "b");
+		else
+			json_num(w, "b", x[i].b);
+		if (isnan(x[i].a) || isnan(x[i].b)) {
+			json_null(w, "delta");
+		} else {
+			json_num(w, "delta", x[i].b - x[i].a);
+			if (x[i].a > 0)
+				json_num(w, "ratio", x[i].b / x[i].a);
+		}
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+}
+
+void report_delta_text(const eval_result *prev, const eval_result *cur, char *out, size_t n)
+{
+	double ds = prev->step > 0 ? cur->step / prev->step - 1 : 0;
+	double dm = 100 * (cur->mfu - prev->mfu), dp = (cur->peak_bytes - prev->peak_bytes) / GIB;
+	if (fabs(ds) < 5e-5 && fabs(dm) < 0.05 && fabs(dp) < 0.005) {
+		snprintf(out, n, "%s", "");
+		return;
+	}
+	char t[32];
+	units_time(cur->step, t, sizeof t);
+	snprintf(out, n, "step %+.1f%% (%s), MFU %+.1f pt, peak %+.2f GiB", 100 * ds, t, dm, dp);
 }
 
 void report_csv_header(FILE *f)

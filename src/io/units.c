@@ -48,3 +48,14 @@ void units_count(double v, char *out, size_t n)
 	else
 		units_rate(v, out, n);
 }
+
+void units_big(double v, int digits, char *out, size_t n)
+{
+	static const struct { double m; const char *u; } u[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "k"}};
+	for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+		if (v >= u[i].m) {
+			snprintf(out, n, "%.*g%s", digits, v / u[i].m, u[i].u);
+			return;
+		}
+	snprintf(out, n, "%.*g", digits, v);
+}

@@ -13,5 +13,8 @@ void units_time(double s, char *out, size_t n);
 void units_rate(double v, char *out, size_t n);
 /* A count: "812" below a thousand, else as units_rate ("1.070M"). */
 void units_count(double v, char *out, size_t n);
+/* A large quantity as people write it, digits significant figures and a k, M, B or T
+ * suffix: tokens ("15T", "300B"), GPU-hours and dollars ("463k", "1.03M"). */
+void units_big(double v, int digits, char *out, size_t n);
 
 #endif

@@ -286,6 +286,22 @@ static int scr_plan_tostring(lua_State *L)
 	return 1;
 }
 
+/* strata.current(): a copy of the plan the recipe was started on (the explorer's plan on
+ * screen, or `strata run --plan FILE`), or nil when there is none. Its global batch is the
+ * plan's, not derived. */
+static int scr_current(lua_State *L)
+{
+	const scr_env *env = scr_ctx_of(L)->env;
+	if (!env || !env->current) {
+		lua_pushnil(L);
+		return 1;
+	}
+	plan_t *p = scr_new_plan(L);
+	*p = *env->current;
+	scr_plan_of(p)->gbs_auto = 0;
+	return 1;
+}
+
 void scr_open_plan(lua_State *L)
 {
 	static const luaL_Reg mt[] = {{"__index", scr_plan_index}, {"__tostring", scr_plan_tostring}, {NULL, NULL}};
@@ -294,6 +310,7 @@ void scr_open_plan(lua_State *L)
 	lua_pushliteral(L, SCR_PLAN_T);
 	lua_setfield(L, -2, "__metatable");
 	lua_pop(L, 1);
-	static const luaL_Reg fns[] = {{"plan", scr_plan}, {"eval", scr_eval}, {NULL, NULL}};
+	static const luaL_Reg fns[] = {{"plan", scr_plan}, {"eval", scr_eval}, {"current", scr_current},
+		{NULL, NULL}};
 	luaL_setfuncs(L, fns, 0);
 }

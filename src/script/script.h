@@ -47,6 +47,8 @@ typedef struct {
 	void *user;
 	const atomic_int *cancel;  /* optional: nonzero stops the script within milliseconds,
 	                            * wherever it runs (finalizers, handlers, solvers too) */
+	const plan_t *current;     /* optional: what strata.current() returns (the explorer's
+	                            * plan on screen, `strata run --plan FILE`'s plan) */
 } scr_env;
 
 /* What the chunk returned (its first return value). */

@@ -1,6 +1,7 @@
 /* search.c - the search driver: threads for the outer level, the merge, the ILP refinement
  * (inner level), the re-ranking, and the explanation of an empty result. */
 #include "solve/search_int.h"
+#include "core/framework.h"
 #include "core/why.h"
 
 #include <math.h>
@@ -119,9 +120,9 @@ static int outer(search_space *sp, int nthreads, search_result *r, search_cand *
 		w[i].unit_best.c = malloc((size_t)sp->pool * sizeof *w[i].unit_best.c);
 		w[i].col = malloc(4 * SEARCH_MAX_DIV * sizeof *w[i].col);
 		w[i].kinds = malloc(SEARCH_KINDS * sizeof *w[i].kinds);
-		w[i].kinds_s = malloc(SEARCH_KINDS * sizeof *w[i].kinds_s);
+		w[i].kinds_key = malloc(SEARCH_KINDS * sizeof *w[i].kinds_key);
 		w[i].kinds_ok = calloc(SEARCH_KINDS, 1);
-		if (!w[i].r || !w[i].heap.c || !w[i].unit_best.c || !w[i].col || !w[i].kinds || !w[i].kinds_s ||
+		if (!w[i].r || !w[i].heap.c || !w[i].unit_best.c || !w[i].col || !w[i].kinds || !w[i].kinds_key ||
 				!w[i].kinds_ok)
 			goto done;
 	}
@@ -206,7 +207,7 @@ done:
 		free(w[i].unit_best.c);
 		free(w[i].col);
 		free(w[i].kinds);
-		free(w[i].kinds_s);
+		free(w[i].kinds_key);
 		free(w[i].kinds_ok);
 	}
 	free(w);
@@ -584,6 +585,14 @@ int search_run(const search_job *job, const pin_set *pins, const search_opts *o,
 	if (pins && pin_needs_ilp(pins) && opt.no_ilp) {
 		why_set(r->why, sizeof r->why, "stage pins (layers[a:b].stage, stages[s].layers) need the ILP level");
 		return -1;
+	}
+	/* a named framework that cannot train the model at all (torchtitan has no MTP module):
+	 * no plan of the job runs under it, so none is proposed, and the reason is given */
+	fw_issues fi;
+	if (job->base.framework != FW_AUTO && fw_check_model(job->base.framework, job->model, &fi, 0) > 0) {
+		why_set(r->why, sizeof r->why, "no plan of this model runs under %s: %s",
+				fw_caps_of(job->base.framework)->name, fi.text[0]);
+		return 0;
 	}
 	int nthreads = opt.threads > 0 ? opt.threads : online_cpus();
 	if (nthreads > SEARCH_MAX_THREADS)

@@ -27,7 +27,7 @@ typedef struct {
 	long long leaves;          /* strategies below it before those checks */
 } search_unit;
 
-#define SEARCH_KINDS 256   /* entries of a worker's layer-kind cost cache (a power of 2) */
+#define SEARCH_KINDS 4096  /* entries of a worker's layer-kind cost cache (a power of 2; 6 MB) */
 #define SEARCH_WHY 320     /* bytes of a reason, as search_result.why */
 #define SEARCH_MAX_DIV 2048 /* no number below 2^30 has more than 1344 divisors */
 
@@ -90,7 +90,7 @@ typedef struct {
 	strategy_t least_s;
 	eval_result *r;
 	eval_kinds *kinds;         /* layer-kind costs by eval_kinds_same class (search_eval) */
-	strategy_t *kinds_s;       /* the strategy each entry was priced for */
+	eval_kinds_key *kinds_key; /* the class each entry was priced for */
 	unsigned char *kinds_ok;   /* entry filled */
 	int caller;                /* runs on the caller's thread: reports progress */
 } search_worker;

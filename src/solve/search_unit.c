@@ -36,25 +36,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* eval_run with the layer-kind costs priced once per eval_kinds_same class: they depend on
- * neither dp, pp, vpp, recompute nor (but through the framework and DualPipe) ZeRO and the
+/* The layer-kind costs of s, priced once per eval_kinds_same class: they depend on neither
+ * dp, pp, vpp, recompute nor (but through the framework and DualPipe) ZeRO and the
  * schedule, so every device split and schedule of a (tp, cp, ep, etp, micro-batch, sp, ...)
- * reuses them. A direct-mapped cache per worker; the result is eval_run's, bit for bit. */
+ * reuses them, in the bound tables (fill_col) and in the evaluations (search_eval). A
+ * direct-mapped cache per worker. */
+static const eval_kinds *worker_kinds(search_worker *w, const strategy_t *s)
+{
+	const search_job *j = w->sp->job;
+	eval_kinds_key key = eval_kinds_key_of(s);
+	/* FNV-1a over the key's bytes */
+	const unsigned char *kb = (const unsigned char *)&key;
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < sizeof key; i++)
+		h = (h ^ kb[i]) * 16777619u;
+	h = (h ^ h >> 16) & (SEARCH_KINDS - 1);
+	if (!w->kinds_ok[h] || memcmp(&w->kinds_key[h], &key, sizeof key)) {
+		eval_kinds_get(j->model, j->cluster, s, &w->kinds[h]);
+		w->kinds_key[h] = key;
+		w->kinds_ok[h] = 1;
+	}
+	return &w->kinds[h];
+}
+
+/* eval_run with the worker's layer-kind costs: eval_run's result, bit for bit. */
 static int search_eval(search_worker *w, const strategy_t *s, eval_result *r)
 {
 	const search_job *j = w->sp->job;
-	unsigned h = (unsigned)s->tp * 73856093u ^ (unsigned)s->cp * 19349663u ^ (unsigned)s->ep * 83492791u ^
-		(unsigned)s->etp * 2654435761u ^ (unsigned)s->micro_batch * 40503u ^ (unsigned)s->seq * 97u ^
-		(unsigned)(s->sp | s->flash << 1 | s->tp_overlap << 2 | s->cp_kind << 3) * 1181783497u ^
-		(unsigned)(s->precision | strat_framework(s) << 2 | (s->schedule == SCHED_DUALPIPE) << 4) * 3266489917u ^
-		(unsigned)(s->rc_modules | s->fp8_cache << 8 | s->loss_fusion << 10) * 668265263u;
-	h = (h ^ h >> 15) & (SEARCH_KINDS - 1);
-	if (!w->kinds_ok[h] || !eval_kinds_same(&w->kinds_s[h], s)) {
-		eval_kinds_get(j->model, j->cluster, s, &w->kinds[h]);
-		w->kinds_s[h] = *s;
-		w->kinds_ok[h] = 1;
-	}
-	return eval_run_kinds(j->model, j->cluster, j->devices, s, w->sp->budget_gib, &w->kinds[h], r);
+	return eval_run_kinds(j->model, j->cluster, j->devices, s, w->sp->budget_gib, worker_kinds(w, s), r);
 }
 
 static double static_bytes(const eval_mem *m) { return m->weights + m->grads + m->optimizer; }
@@ -123,12 +132,14 @@ double search_hook_key(search_space *sp, const strategy_t *s, const eval_result 
 
 /* Fill one column from the per-layer costs of s (a 1F1B, vpp 1, no-recompute, ZeRO-0
  * stand-in: the most permissive strategy of the column). */
-static void fill_col(const search_job *j, strategy_t *s, eval_costs *ec, search_col *c)
+static void fill_col(search_worker *w, strategy_t *s, eval_costs *ec, search_col *c)
 {
+	const search_job *j = w->sp->job;
 	const model_t *m = j->model;
-	c->ok = eval_costs_get(m, j->cluster, j->devices, s, 0, ec, NULL, 0) == 0;
+	c->ok = !strat_validate(s, m, j->cluster, j->devices, NULL, 0) && s->pp <= EVAL_MAX_STAGES;
 	if (!c->ok)
 		return;
+	eval_costs_kinds(m, j->cluster, s, 0, worker_kinds(w, s), 0, ec);
 	double mb = ec->microbatches, p = s->pp;
 	double base = ec->emb_fwd + ec->emb_bwd + ec->head_fwd + ec->head_bwd;
 	double rc[RC_COUNT] = {0, 0, 0};
@@ -178,7 +189,7 @@ static int fill_table(search_worker *w, const search_unit *u, const search_lists
 				s.sp = L->sp[isp];
 				s.cp_kind = (uint8_t)L->cpk[ik];
 				s.micro_batch = L->mbs[im];
-				fill_col(sp->job, &s, &w->ec, c);
+				fill_col(w, &s, &w->ec, c);
 				if (!c->ok)
 					continue;
 				ok++;

@@ -45,6 +45,10 @@ void tui_commit_described(tui_app *a, const plan_t *p, const char *prefix);
 /* Drop an explicit stage split (and recompute ranges) that no longer matches the plan's
  * pp, vpp or layer count; returns 1 when something was dropped. */
 int tui_fix_split(plan_t *p);
+/* Keep the current plan in slot 0 (A) or 1 (B) (slots.c). */
+void tui_slot_keep(tui_app *a, int slot);
+/* Show the current plan against the kept ones, side by side, component by component. */
+void tui_slot_compare(tui_app *a);
 #define TUI_NCOMMANDS 28
 /* The ":" commands' names (for suggestions and completion). */
 extern const char *const tui_command_names[TUI_NCOMMANDS];

@@ -1,6 +1,7 @@
 /* app.c - the explorer's state: evaluation, undo, messages. */
 #include "tui/app.h"
 #include "io/plan_write.h"
+#include "io/report.h"
 #include "tui/job.h"
 #include "tui/tasks.h"
 
@@ -62,6 +63,9 @@ void tui_app_free(tui_app *a)
 	free(a->log);
 	free(a->log_kind);
 	free(a->view_text);
+	free(a->slot[0]);
+	free(a->slot[1]);
+	a->slot[0] = a->slot[1] = NULL;
 	a->redo = a->saved = NULL;
 	a->log = NULL;
 	a->log_kind = NULL;
@@ -91,6 +95,9 @@ void tui_app_eval(tui_app *a)
 		snprintf(a->cur_why, sizeof a->cur_why, "%s", a->scratch->why);
 		return;
 	}
+	/* against the previous valid plan on screen */
+	if (a->have_res && a->cur_valid)
+		report_delta_text(a->res, a->scratch, a->delta, sizeof a->delta);
 	eval_result *t = a->res;
 	a->res = a->scratch;
 	a->scratch = t;

@@ -80,6 +80,8 @@ typedef struct tui_app {
 	int have_res;                 /* res holds a valid evaluation */
 	int cur_valid;                /* plan evaluates (else cur_why says why) */
 	char cur_why[256];
+	char delta[128];              /* what the last change did to step, MFU and peak (the
+	                               * message line shows it after the message); "" when none */
 	int res_sched, res_vpp;       /* schedule and vpp of the shown result */
 	int res_split;                /* the shown result has an explicit (ILP) stage split */
 	plan_t *undo;                 /* ring of TUI_UNDO plans, of this file only */
@@ -144,6 +146,7 @@ typedef struct tui_app {
 	adv_list *why;                /* "why is it slow" of the current plan (pane_why.c) */
 	int why_stale;                /* the evaluation changed since why was computed */
 	tui_sweep *sweep;             /* the sweep view's state (S) */
+	plan_t *slot[2];              /* the plans kept in A and B (slots.c); NULL when empty */
 } tui_app;
 
 /* Allocate the app's buffers around a loaded plan (copied). 0 or -1 (out of memory). */

@@ -26,6 +26,7 @@ static double col_value(const tui_cands *c, int i, int col)
 	case 4: return it->mfu;
 	case 5: return it->tokens_per_s;
 	case 6: return it->ilp_status >= 0 ? it->ilp_gain : -1;
+	case 7: return it->step; /* vs current: the step over the current plan's */
 	default: return i;
 	}
 }

@@ -220,6 +220,7 @@ static int allowed_while_busy(tui_action act)
 static void normal_key(tui_app *a, int key)
 {
 	a->msg_kind = MSG_NONE;
+	a->delta[0] = 0;
 	a->changed = 0;
 	tui_action act = tui_key_action(key);
 	if (act != ACT_QUIT)
@@ -337,6 +338,13 @@ static void normal_key(tui_app *a, int key)
 		break;
 	case ACT_QUIT:
 		tui_request_quit(a, 0);
+		break;
+	case ACT_KEEP_A:
+	case ACT_KEEP_B:
+		tui_slot_keep(a, act == ACT_KEEP_B);
+		break;
+	case ACT_COMPARE:
+		tui_slot_compare(a);
 		break;
 	default:
 		break;

@@ -37,6 +37,9 @@ static const tui_binding table[] = {
 	{{':'}, 0, 0, ":", ACT_COMMAND, "command line (:set tp=8, :w FILE, :q)"},
 	{{CTRL('l')}, 0, 0, "Ctrl-L", ACT_REDRAW, "redraw the screen"},
 	{{'q'}, 0, 0, "q", ACT_QUIT, "quit (twice when there are unsaved changes)"},
+	{{'a'}, 0, 0, "a", ACT_KEEP_A, "keep the current plan in slot A"},
+	{{'b'}, 0, 0, "b", ACT_KEEP_B, "keep the current plan in slot B"},
+	{{'C'}, 0, 0, "C", ACT_COMPARE, "compare the current plan with A and B, component by component"},
 };
 
 const tui_binding *tui_bindings(int *n)

@@ -43,6 +43,16 @@ static void gain_text(const search_item *it, char *out, size_t n)
 		snprintf(out, n, "%s", it->ilp_status < 0 ? "-" : ilp_status_name(it->ilp_status));
 }
 
+/* The "vs cur" column: the candidate's tokens/s against the current plan's ("+12%": that
+ * much faster), "-" while the current plan is invalid. */
+static void vs_current_text(const tui_app *a, const search_item *it, char *out, size_t n)
+{
+	if (!a->cur_valid || !a->have_res || !(it->step > 0))
+		snprintf(out, n, "-");
+	else
+		snprintf(out, n, "%+.0f%%", 100 * (a->res->step / it->step - 1));
+}
+
 /* The selected candidate against the current plan, from row y: the step and the peak
  * memory, the difference of each part of the step (the rows of search --compare), then
  * its unvalidated regimes and the strategies merged into it. */
@@ -121,7 +131,7 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 			" Search %s %s strategies (%s/s) %s %s fit %s ILP refined %d %s %.2f s (outer %.2f, ILP %.2f)",
 			a->g->dot, space, rate, a->g->dot, fit, a->g->dot, r->refined, a->g->dot, c->wall_s, r->outer_s,
 			r->inner_s);
-	int sw = cols - 47; /* the strategy column takes what the numbers and marks leave */
+	int sw = cols - 54; /* the strategy column takes what the numbers and marks leave */
 	if (sw < 20)
 		sw = 20;
 	/* the column titles, the sorted one marked with its direction. A new column (say "vs
@@ -129,20 +139,21 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 	 * sort key in cands_table.c's col_value, and CANDS_COLS one more */
 	const char *mk = c->desc ? (a->utf8 ? "▼" : "v") : (a->utf8 ? "▲" : "^");
 	char ttl[CANDS_COLS][24];
-	static const char *const names[CANDS_COLS] = {"#", "strategy", "alloc", "step", "MFU", "tok/s", "ILP"};
+	static const char *const names[CANDS_COLS] = {"#", "strategy", "alloc", "step", "MFU", "tok/s", "ILP", "vs cur"};
 	for (int i = 0; i < CANDS_COLS; i++)
 		snprintf(ttl[i], sizeof ttl[i], "%s%s", names[i], i == c->sort && (c->sort || c->desc) ? mk : "");
-	tui_textf(1, 0, cols, a->attr[ROLE_TITLE], "   %-4s %-*s %6s %9s %6s %7s %6s", ttl[0], sw, ttl[1], ttl[2], ttl[3],
-			ttl[4], ttl[5], ttl[6]);
+	tui_textf(1, 0, cols, a->attr[ROLE_TITLE], "   %-4s %-*s %6s %9s %6s %7s %6s %6s", ttl[0], sw, ttl[1], ttl[2],
+			ttl[3], ttl[4], ttl[5], ttl[6], ttl[7]);
 	int avail = tui_cands_list_rows(rows);
 	tui_list_scroll(c->sel, &c->top, avail);
 	for (int i = 0; i < avail && c->top + i < c->nord; i++) {
 		int row = c->top + i, k = c->ord[row], y = 2 + i;
 		const search_item *it = &r->item[k];
-		char st[256], tok[32], g[32], al[4] = "";
+		char st[256], tok[32], g[32], al[4] = "", vs[16];
 		tui_strategy_text(&it->s, &a->plan->model, st, sizeof st);
 		units_rate(it->tokens_per_s, tok, sizeof tok);
 		gain_text(it, g, sizeof g);
+		vs_current_text(a, it, vs, sizeof vs);
 		/* the marks, as search's [unvalidated: ...] and +N alike; the selected row's
 		 * reasons and merged strategies are spelt out under the list */
 		unsigned u = regime_unvalidated(&a->plan->model, &a->plan->cluster, &it->s);
@@ -153,8 +164,8 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 		tui_fill(y, 0, cols, at);
 		char t[32];
 		units_time(it->step, t, sizeof t);
-		tui_textf(y, 0, cols, at, "%s%3d%s%-2s %-*.*s %6.1f %9s %5.1f%% %7s %6s", row == c->sel ? a->g->sel : " ",
-				k + 1, u ? "!" : " ", al, sw, sw, st, it->peak_gib, t, 100 * it->mfu, tok, g);
+		tui_textf(y, 0, cols, at, "%s%3d%s%-2s %-*.*s %6.1f %9s %5.1f%% %7s %6s %6s", row == c->sel ? a->g->sel : " ",
+				k + 1, u ? "!" : " ", al, sw, sw, st, it->peak_gib, t, 100 * it->mfu, tok, g, vs);
 	}
 	if (rows >= 16)
 		cands_detail(a, rows - 1 - DETAIL_ROWS, cols);

@@ -62,7 +62,9 @@ void tui_pane_message(tui_app *a, tui_rect r)
 		return;
 	}
 	if (a->msg_kind != MSG_NONE) {
-		tui_text(r.y, r.x, r.w, a->attr[a->msg_kind == MSG_ERROR ? ROLE_ERROR : ROLE_MESSAGE], a->msg);
+		int n = tui_text(r.y, r.x, r.w, a->attr[a->msg_kind == MSG_ERROR ? ROLE_ERROR : ROLE_MESSAGE], a->msg);
+		if (a->msg_kind == MSG_INFO && a->delta[0]) /* what the change did */
+			tui_textf(r.y, r.x + n, r.w - n, a->attr[ROLE_CHANGED], " %s %s", a->g->dot, a->delta);
 		return;
 	}
 	if (a->mode == MODE_REVIEW) {

@@ -1,5 +1,7 @@
 /* pane_time.c - where the step time goes: compute, recomputation, pipeline bubble, each
  * exposed communication kind, optimizer; with MFU, HFU and tokens/s in the title. */
+#include "core/train_cost.h"
+#include "io/report.h"
 #include "io/units.h"
 #include "tui/panes.h"
 #include "tui/tasks.h"
@@ -56,6 +58,41 @@ int tui_time_rows(const tui_app *a)
 	return 1 + (a->have_res ? parts_of(a->res, p) : 0);
 }
 
+
+/* Below the parts, in the rows the pane has left: the per-device rates Megatron-LM logs,
+ * the run's days, GPU-hours, cost and energy (with train_tokens), and the plan's published
+ * figures beside the predictions (expect:). */
+static void extras(tui_app *a, tui_rect r, int y)
+{
+	const eval_result *res = a->res;
+	const plan_t *p = a->plan;
+	int end = r.y + r.h;
+	train_cost c;
+	train_cost_of(&p->cluster, p->devices, res->tokens_per_s, res->model_flops / res->step, p->train_tokens,
+			p->gpu_hour_usd, &c);
+	char tok[32], gh[32], usd[32];
+	if (y < end) {
+		units_rate(c.tokens_per_s_dev, tok, sizeof tok);
+		tui_textf(y++, r.x, r.w, a->attr[ROLE_LABEL], " per device %s tok/s %s %.1f TFLOP/s", tok, a->g->dot,
+				c.tflops_dev);
+	}
+	if (c.has_time && y < end) {
+		units_big(c.gpu_hours, 3, gh, sizeof gh);
+		units_big(c.usd, 3, usd, sizeof usd);
+		int n = tui_textf(y, r.x, r.w, a->attr[ROLE_LABEL], " run %.1f days %s %s GPU-h", c.days, a->g->dot, gh);
+		if (c.has_usd)
+			n += tui_textf(y, r.x + n, r.w - n, a->attr[ROLE_LABEL], " %s $%s", a->g->dot, usd);
+		if (c.has_energy)
+			tui_textf(y, r.x + n, r.w - n, a->attr[ROLE_LABEL], c.mwh >= 100 ? " %s %.0f MWh" : " %s %.3g MWh",
+					a->g->dot, c.mwh);
+		y++;
+	}
+	report_expect_row x[REPORT_EXPECT_ROWS];
+	int nx = a->cur_valid ? report_expect_rows(p, res, x) : 0;
+	for (int i = 0; i < nx && y < end; i++, y++)
+		tui_textf(y, r.x, r.w, a->attr[ROLE_CHANGED], " %-11s %9.4g %s published %s model %+.1f%%", x[i].name,
+				x[i].published, x[i].unit, a->g->dot, 100 * (x[i].predicted / x[i].published - 1));
+}
 
 void tui_pane_time(tui_app *a, tui_rect r)
 {
@@ -124,4 +161,6 @@ void tui_pane_time(tui_app *a, tui_rect r)
 			len = 1; /* a non-zero part stays visible */
 		tui_repeat(y, r.x + 30, len < bw ? len : bw, a->attr[p[i].role], a->g->bar);
 	}
+	if (!a->review && np < avail)
+		extras(a, r, r.y + 1 + np);
 }

@@ -23,6 +23,7 @@ typedef struct {
 	char argbuf[512];
 	char *argv[LUA_MAX_ARGS];
 	int argc;
+	plan_t current;             /* the plan on screen: strata.current() (a copy the worker owns) */
 	scr_outcome out;            /* written by the worker only */
 	char *log;                  /* print() output, written by the worker only */
 	size_t len, cap;
@@ -179,6 +180,8 @@ void tui_lua_start(tui_app *a, const char *cmdline)
 	snprintf(t->name, sizeof t->name, "%.100s", base ? base + 1 : t->path);
 	t->paths = *a->paths;
 	t->env.paths = &t->paths;
+	t->current = *a->plan;
+	t->env.current = &t->current;
 	t->env.print_fn = lua_print;
 	t->env.user = t;
 	tui_task_start(a, &lua_ops, t);

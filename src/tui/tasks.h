@@ -48,7 +48,7 @@ typedef struct tui_review {
 } tui_review;
 
 /* The last search's candidates (MODE_CANDS). */
-#define CANDS_COLS 7            /* sortable columns: #, strategy, alloc, step, MFU, tok/s, ILP */
+#define CANDS_COLS 8            /* sortable columns: #, strategy, alloc, step, MFU, tok/s, ILP, vs cur */
 typedef struct tui_cands {
 	search_result r;        /* owns the items */
 	int sel, top;           /* selected and first shown row of ord */

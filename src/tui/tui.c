@@ -153,9 +153,12 @@ int tui_run(int argc, char **argv, const paths_t *paths)
 		free(plan);
 		return 2;
 	}
-	char why[256] = "";
+	char why[256] = "", start[640] = "";
+	int start_bad = 0;
 	if (rc == 1)
 		strat_resolve(&plan->strategy, plan->devices, why, sizeof why);
+	else if (cli_job_first(&o)) /* job first (cli/start.c): open on the search's best plan */
+		start_bad = cli_start_search(plan, start, sizeof start);
 	/* the user's locale for UTF-8 output, but C numbers: plan files must read back */
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");
@@ -195,6 +198,10 @@ int tui_run(int argc, char **argv, const paths_t *paths)
 		tui_app_msg(&a, MSG_ERROR, "%s", warn);
 	if (why[0])
 		tui_app_msg(&a, MSG_ERROR, "invalid strategy: %s", why);
+	else if (start[0] && start_bad)
+		tui_app_msg(&a, MSG_ERROR, "%s", start);
+	else if (start[0])
+		tui_app_msg(&a, MSG_INFO, "%s; press s for the list", start);
 	tui_recover_offer(&a);
 	int sig = loop(&a);
 	tui_term_close(&term);

@@ -27,19 +27,28 @@ st validate tests/validation/no-such-dir
 expect_rc "validate missing dir: exit 2" 2
 err_has "validate missing dir: names it" "no-such-dir"
 
-# scripts/validate_corrected.sh applies tests/validation/corrections.txt to a copy. No
-# correction is open today (the shared set has applied them all), so both runs agree and the
-# published files stay untouched.
+# scripts/validate_corrected.sh applies tests/validation/corrections.txt to a copy. The
+# corrections open today (the NeMo Llama runs' configs) touch no case with a peak-memory
+# expectation, so both memory medians agree; the NeMo 24.07 Llama 3 8B run, over budget as
+# published, fits in the corrected copy; the published files stay untouched.
 sum_before=$(cksum "$DIR"/zerobubble_1.5B_1F1B_m24.yaml)
-scripts/validate_corrected.sh "$STRATA" >"$OUT" 2>"$ERR"
+scripts/validate_corrected.sh --keep "$T/corrected" "$STRATA" >"$OUT" 2>"$ERR"
 RC=$?
 expect_rc "validate_corrected: exit 0" 0
 check "validate_corrected: reports both runs" eval '[ "$(grep -c "^peak memory:" "$OUT")" -eq 2 ]'
 m1=$(grep '^peak memory:' "$OUT" | sed -n 1p | sed 's/.*median |error| \([0-9.]*\)%.*/\1/')
 m2=$(grep '^peak memory:' "$OUT" | sed -n 2p | sed 's/.*median |error| \([0-9.]*\)%.*/\1/')
-check "validate_corrected: no open correction, the two memory medians agree ($m1% = $m2%)" \
+check "validate_corrected: no open correction touches a memory case, the two memory medians agree ($m1% = $m2%)" \
     awk -v a="$m1" -v b="$m2" 'BEGIN { exit !(a != "" && a == b) }'
-check "validate_corrected: zero corrections applied" grep -q '^== with 0 corrections from tests/validation/corrections.txt' "$OUT"
+n0=$(grep -cv '^[[:space:]]*\(#\|$\)' tests/validation/corrections.txt)
+check "validate_corrected: the file's $n0 corrections applied" \
+    grep -q "^== with $n0 corrections from tests/validation/corrections.txt" "$OUT"
+"$STRATA" eval "$DIR"/nemo2407_LLAMA3-8B_8gpu_gbs128.yaml >/dev/null 2>&1
+r_pub=$?
+"$STRATA" eval "$T/corrected/nemo2407_LLAMA3-8B_8gpu_gbs128.yaml" >/dev/null 2>&1
+r_cor=$?
+check "validate_corrected: NeMo Llama 3 8B fp8 is over budget as published (exit $r_pub), fits with NeMo's bf16 gradients (exit $r_cor)" \
+    eval '[ "$r_pub" -eq 1 ] && [ "$r_cor" -eq 0 ]'
 check "validate_corrected: published files unchanged" [ "$(cksum "$DIR"/zerobubble_1.5B_1F1B_m24.yaml)" = "$sum_before" ]
 
 # --fixes applies another corrections file: undoing the Zero Bubble correction (flash on,

@@ -14,7 +14,7 @@ compute_attn compute_attn_core(const cost_ctx *x, const struct layer_shape *sh, 
 		 * does 2.5x the forward FLOPs; kernels run at the `flash` fraction of peak
 		 * (`flash_sdpa` for PyTorch SDPA's FlashAttention-2 under torchtitan) */
 		double fl = 0.5 * core_fl;
-		double fe = fw_run_caps(s)->sdpa_attention && c->eff.flash_sdpa > 0 ? c->eff.flash_sdpa : c->eff.flash;
+		double fe = x->fw->sdpa_attention && c->eff.flash_sdpa > 0 ? c->eff.flash_sdpa : c->eff.flash;
 		/* The kernel walks 128 x 128 tiles of the score matrix: a causal row of n key
 		 * tiles computes its diagonal tile whole, so n(n+1)/2 tiles do the work of n^2/2
 		 * (FlashAttention-2, Dao 2023, sec. 3.1.1, causal masking); its thread blocks, one

@@ -1,6 +1,7 @@
 /* context.c - the per-evaluation quantities every cost module reads (context.h). */
 #include "core/framework.h"
 #include "core/cost/context.h"
+#include "core/cost/memory.h"
 
 void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_t *s)
 {
@@ -25,5 +26,7 @@ void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_
 	x->cp_l = comm_group(c, s->cp, s->tp);
 	x->ep_l = comm_group(c, s->ep, s->etp);
 	x->tp_exp = s->tp_overlap ? 1 - c->eff.tp_overlap : 1;
-	x->pp_div = (s->tp > 1 && !s->sp && fw_run_caps(s)->pp_scatter) ? s->tp : 1;
+	x->fw = fw_run_caps(s);
+	x->ob = mem_opt_bytes(s);
+	x->pp_div = (s->tp > 1 && !s->sp && x->fw->pp_scatter) ? s->tp : 1;
 }

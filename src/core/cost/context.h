@@ -5,6 +5,7 @@
 #define STRATA_CORE_COST_CONTEXT_H
 
 #include "core/cluster.h"
+#include "core/framework.h"
 #include "core/cost/comm.h"
 #include "core/model.h"
 #include "core/strategy.h"
@@ -16,6 +17,14 @@
 #define COMPUTE_TILE_M 256.0
 #define COMPUTE_TILE_N 128.0
 #define ACT_BYTES 2.0 /* activations are stored in 16 bits (fp8 runs keep bf16 copies) */
+
+/* Bytes per element of the optimizer's tensors as the plan stores them: main parameter,
+ * main gradient, Adam's first and second moment; rem when the main parameter is kept as
+ * the 16-bit remainder of an fp32 master beside the bf16 weight (p is then 2). */
+typedef struct {
+	double p, g, m, v;
+	int rem;
+} mem_opt;
 
 typedef struct {
 	const model_t *m;
@@ -35,6 +44,8 @@ typedef struct {
 	comm_link tp_l, cp_l, ep_l;
 	double tp_exp;          /* fraction of TP communication left exposed (1 - tp_overlap) */
 	double pp_div;          /* TP ranks a pipeline send is split over (scatter/gather), or 1 */
+	const fw_caps *fw;       /* the table of the framework that prices the plan */
+	mem_opt ob;             /* the optimizer's bytes per element (mem_opt_bytes) */
 } cost_ctx;
 
 /* Fill x for evaluating strategy s of model m on cluster c. */

@@ -49,7 +49,9 @@ static void z3_kind(const cost_ctx *x, int k, double *gd, double *ge, double *tm
 dp_z3 dp_zero3_plan(const cost_ctx *x, double unit)
 {
 	const model_t *m = x->m;
-	dp_z3 z = {fw_run_caps(x->s)->zero3_unit, 1, 0, unit, 0, mem_opt_bytes(x->s).g, 0};
+	dp_z3 z = {x->fw->zero3_unit, 1, 0, unit, 0, x->ob.g, 0};
+	if (x->s->zero != 3)
+		return z; /* below ZeRO-3 only the unit is read (dp_edge's FSDP bucket) */
 	for (int k = 0; k < m->nkinds; k++) {
 		if (!model_kind_used(m, k))
 			continue;
@@ -117,7 +119,7 @@ double dp_sync(const cost_ctx *x, const dp_groups *g, double pd, double pe)
 	/* a group with nothing to move starts no collective (a dense model's expert group) */
 	/* gradients reduce in the main-grad dtype: fp32, or bf16 with Megatron's
 	 * --main-grads-dtype bf16 (which needs --grad-reduce-in-bf16) */
-	double gb = mem_opt_bytes(x->s).g;
+	double gb = x->ob.g;
 	if (x->s->zero == 0)
 		return comm_ring_allreduce(dr, pd * gb) + (pe > 0 ? comm_ring_allreduce(er, pe * gb) : 0);
 	/* reduce-scatter of the grads, all-gather of updated 16-bit params */
@@ -137,7 +139,7 @@ double dp_edge(const cost_ctx *x, double t_dp, double params, double unit)
 	 * finish before the forward starts. The bucket is the framework's (fw_caps.dp_bucket:
 	 * Megatron-Core max(40M, 1M x dp) parameters, DeepSpeed's 5e8-element reduce bucket,
 	 * FSDP2's transformer block) */
-	const fw_caps *fw = fw_run_caps(s);
+	const fw_caps *fw = x->fw;
 	double bucket = fw->dp_bucket_rank * s->dp * s->cp;
 	bucket = bucket > fw->dp_bucket ? bucket : fw->dp_bucket;
 	if (bucket <= 0)
@@ -154,7 +156,7 @@ double dp_tied_embedding(const cost_ctx *x, comm_link pp_l, double vl_params)
 	/* Megatron's _allreduce_embedding_grads (finalize_model_grads.py) and DeepSpeed's
 	 * tied-module reduction: the word embedding's main gradients all-reduced over the
 	 * two-rank embedding group of the first and last stage, after the backward */
-	return comm_allreduce(pp_l, 2, vl_params * mem_opt_bytes(s).g);
+	return comm_allreduce(pp_l, 2, vl_params * x->ob.g);
 }
 
 double dp_sync_exposed(const cost_ctx *x, double t_dp, double edge, int st, double f, double b)
@@ -186,7 +188,7 @@ double dp_offload(const cost_ctx *x, double n)
 	 * pipelining keeps whole parameters and gradients over the step, so once. How much
 	 * hides is the framework's (FW_OVL_*). */
 	const strategy_t *s = x->s;
-	const fw_caps *f = fw_run_caps(s);
+	const fw_caps *f = x->fw;
 	double link = cluster_host_link_gbps(x->c) * 1e9, mem = cluster_host_mem_gbps(x->c) * 1e9;
 	double downs = 1, ups = 1;
 	int mb = strat_microbatches(s);

@@ -76,7 +76,7 @@ static inline double dp_optimizer(const cost_ctx *x, const dp_groups *g, double 
 	/* main grad read twice (the norm for clipping, the update), master, Adam m and v read
 	 * and written, 16-bit copy written: 34 bytes in fp32; a 16-bit master remainder also
 	 * reads the bf16 weight it completes (TE FusedAdam, multi_tensor_adam_param_remainder) */
-	mem_opt o = mem_opt_bytes(x->s);
+	mem_opt o = x->ob;
 	double bytes = 2 * o.g + 2 * o.p + 2 * o.m + 2 * o.v + 2 + (o.rem ? 2 : 0);
 	double upd = x->s->zero >= 1 ? pd / g->d_dense + pe / g->d_exp : pd + pe;
 	double f = x->s->opt_offload;

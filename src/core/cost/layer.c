@@ -131,7 +131,7 @@ static void layer_finish(const cost_ctx *x, int k, const layer_parts *p, layer_c
 	layer_compute(x, k, p, o);
 	lcomm_price(x, p, o);
 	o->flops_sel = recomp_megatron(x, p, o);
-	if (fw_run_caps(x->s)->per_op_sac)
+	if (x->fw->per_op_sac)
 		recomp_torchtitan(x, p, o);
 }
 

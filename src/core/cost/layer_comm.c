@@ -33,7 +33,7 @@ static void tp_comm(const cost_ctx *x, const layer_parts *p, layer_cost *o)
 	/* PyTorch DTensor TP (torchtitan without async TP) runs the backward collectives inside
 	 * the autograd graph, each waited for before the next GEMM: none hidden; autograd keeps
 	 * the gathered input of each column-parallel GEMM, so nothing is gathered again */
-	if (fw_run_caps(s)->tp_bwd_serial && !s->tp_overlap) {
+	if (x->fw->tp_bwd_serial && !s->tp_overlap) {
 		o->tp_b = comm;
 		return;
 	}

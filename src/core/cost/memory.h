@@ -22,14 +22,6 @@ typedef struct {
 	double wbe, gbe, obe;   /* expert */
 } mem_state;
 
-/* Bytes per element of the optimizer's tensors as the plan stores them: main parameter,
- * main gradient, Adam's first and second moment; rem when the main parameter is kept as
- * the 16-bit remainder of an fp32 master beside the bf16 weight (p is then 2). */
-typedef struct {
-	double p, g, m, v;
-	int rem;
-} mem_opt;
-
 /* The optimizer tensors' bytes per element under s (fp32: 4 each by default). */
 mem_opt mem_opt_bytes(const strategy_t *s);
 /* CPU offload of the optimizer (s->opt_offload > 0): what leaves the device, from *o;

@@ -47,7 +47,7 @@ static double moe_experts(const cost_ctx *x, const layer_shape *sh)
 	double nloc = (double)t->experts / s->ep;
 	double gg = x->c->eff.grouped_gemm, kl = x->c->eff.kernel_us * 1e-6;
 	double t1 = compute_gemm_n(x, me, h, g * ef, nloc, gg), t2 = compute_gemm_n(x, me, ef, h, nloc, gg);
-	if (fw_run_caps(s)->expert_launches)
+	if (x->fw->expert_launches)
 		kl *= nloc;
 	return (t1 > kl ? t1 : kl) + (t2 > kl ? t2 : kl);
 }
