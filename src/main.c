@@ -21,6 +21,7 @@ static void usage(FILE *f)
 		"       strata ilp [PLAN.yaml] [options] [--json] [--time-limit MS]\n"
 		"       strata export [PLAN.yaml] [options] --to megatron|deepspeed|torchtitan [-o FILE]\n"
 		"       strata validate DIR_OR_FILES... [-v]\n"
+		"       strata sweep KNOB=a..b [PLAN.yaml] [options] [--metric step|mfu|peak|tokens] [--json|--csv]\n"
 		"       strata presets\n"
 		"       strata run [--lua-steps N] [--lua-mem MIB] [--lua-time S] SCRIPT.lua [args...]   Lua recipe, see strata-lua(7)\n"
 		"       strata --help | --version\n"
@@ -74,6 +75,8 @@ int main(int argc, char **argv)
 		return cmd_search(argc, argv, &paths);
 	if (argc > 1 && !strcmp(argv[1], "run"))
 		return cmd_run(argc, argv, &paths);
+	if (argc > 1 && !strcmp(argv[1], "sweep"))
+		return cmd_sweep(argc, argv, &paths);
 	/* A word that is neither a command nor a file (no '/', no '.', nothing of that name) is
 	 * a mistyped command: `strata evl` */
 	struct stat st;
@@ -82,7 +85,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "strata: unknown command '%s'", cli_safe(argv[1]));
 		if (near)
 			fprintf(stderr, "; did you mean '%s'?", near);
-		fprintf(stderr, " (commands: eval, search, ilp, export, validate, presets, run; strata --help)\n");
+		fprintf(stderr, " (commands: eval, search, ilp, export, validate, presets, run, sweep; strata --help)\n");
 		return 2;
 	}
 	/* No command: the explorer (a plan file and options may follow). */

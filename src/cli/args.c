@@ -107,6 +107,8 @@ int cli_parse(cli_opts *o, int argc, char **argv, int first, const char *cmd)
 			o->json = 1;
 		} else if (!strcmp(a, "--csv")) {
 			o->csv = 1;
+		} else if (!strcmp(a, "--why") && !strcmp(cmd, "eval")) {
+			o->why = 1;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			o->verbose = 1;
 		} else if (a[0] == '-' && a[1]) {

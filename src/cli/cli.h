@@ -4,6 +4,9 @@
 
 #include "io/paths.h"
 #include "io/plan.h"
+#include "core/evaluate.h"
+
+#include <stdio.h>
 
 #define CLI_MAX_SETS 64
 
@@ -21,6 +24,7 @@ typedef struct {
 	int nfiles;                         /* positional files beyond the plan (validate) */
 	const char *files[256];
 	int verbose;
+	int why;                            /* eval --why: the plan's dominant losses (solve/advice.h) */
 	int job_only;                       /* search: the plan's strategy only gives the job, so
 	                                     * one that does not divide the devices is replaced */
 } cli_opts;
@@ -53,5 +57,13 @@ int cmd_export(int argc, char **argv, const paths_t *paths);
 int cmd_ilp(int argc, char **argv, const paths_t *paths);
 int cmd_search(int argc, char **argv, const paths_t *paths);
 int cmd_run(int argc, char **argv, const paths_t *paths);
+int cmd_sweep(int argc, char **argv, const paths_t *paths);
+
+/* `eval --why`: the losses of r (a valid evaluation of p) with the change that helps each,
+ * and the placement of the parallel groups, as text to f or as the members "why" and
+ * "placement" of the JSON object being written (cli/why_out.c). */
+struct json_w;
+void cli_why_text(FILE *f, const plan_t *p, const eval_result *r);
+void cli_why_json(struct json_w *w, const plan_t *p, const eval_result *r);
 
 #endif

@@ -40,13 +40,22 @@ static void print_one(const cli_opts *o, const plan_t *p, const eval_result *r)
 	if (o->json) {
 		json_w w;
 		json_init(&w, stdout, 1);
-		report_json(&w, NULL, p, r);
+		if (o->why && r->valid) { /* why[] and placement[] (cli/why_out.c) */
+			json_obj_begin(&w, NULL);
+			report_json_members(&w, p, r);
+			cli_why_json(&w, p, r);
+			json_obj_end(&w);
+		} else {
+			report_json(&w, NULL, p, r);
+		}
 		json_end(&w);
 	} else if (o->csv) {
 		report_csv_header(stdout);
 		report_csv_row(stdout, p, r);
 	} else {
 		report_table(stdout, p, r);
+		if (o->why && r->valid)
+			cli_why_text(stdout, p, r);
 	}
 }
 

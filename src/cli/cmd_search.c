@@ -9,6 +9,10 @@
 #include "io/units.h"
 #include "core/evaluate.h"
 #include "solve/search.h"
+#include "io/export.h"
+#include "io/plan_write.h"
+
+#include <sys/stat.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +22,24 @@
 
 typedef struct {
 	int no_ilp, compare, threads, time_limit_ms;
+	const char *write, *export, *to; /* --write FILE, --export FILE, --to TARGET */
+	int force;                        /* --force: replace an existing FILE */
 } sopts;
+
+/* The value of --NAME at argv[*i] ("--NAME V" or "--NAME=V"), NULL when argv[*i] is
+ * another option; *bad when it has no value. */
+static const char *take_val(int argc, char **argv, int *i, const char *name, int *bad)
+{
+	size_t l = strlen(name);
+	if (strncmp(argv[*i], name, l) || (argv[*i][l] && argv[*i][l] != '='))
+		return NULL;
+	const char *v = argv[*i][l] == '=' ? argv[*i] + l + 1 : *i + 1 < argc ? argv[++*i] : NULL;
+	if (!v || !*v) {
+		fprintf(stderr, "strata search: %s needs a value\n", name);
+		*bad = 1;
+	}
+	return v;
+}
 
 /* Take the options only search knows out of argv (the shared parser rejects them). */
 static int take_opts(int *argc, char **argv, sopts *so)
@@ -33,6 +54,30 @@ static int take_opts(int *argc, char **argv, sopts *so)
 		}
 		if (!strcmp(a, "--compare")) {
 			so->compare = 1;
+			continue;
+		}
+		if (!strcmp(a, "--force")) {
+			so->force = 1;
+			continue;
+		}
+		int bad = 0;
+		const char *v0;
+		if ((v0 = take_val(*argc, argv, &i, "--write", &bad)) || bad) {
+			so->write = v0;
+			if (bad)
+				return 2;
+			continue;
+		}
+		if ((v0 = take_val(*argc, argv, &i, "--export", &bad)) || bad) {
+			so->export = v0;
+			if (bad)
+				return 2;
+			continue;
+		}
+		if ((v0 = take_val(*argc, argv, &i, "--to", &bad)) || bad) {
+			so->to = v0;
+			if (bad)
+				return 2;
 			continue;
 		}
 		int *dst = !strncmp(a, "--threads", 9) ? &so->threads : !strncmp(a, "--time-limit", 12) ? &so->time_limit_ms : NULL;
@@ -310,6 +355,83 @@ static void csv(plan_t *p, const search_result *r, eval_result *ev)
 	p->strategy = keep;
 }
 
+/* The export target of --export FILE: --to, else the plan's framework, else FILE's
+ * extension (.sh megatron, .json deepspeed, .toml torchtitan); -1 after saying why. */
+static int export_target_of(const sopts *so, const strategy_t *s)
+{
+	if (so->to) {
+		int t = export_parse_target(so->to);
+		if (t < 0)
+			fprintf(stderr, "strata search: unknown target '%s' (valid: %s)\n", cli_safe(so->to), export_target_list());
+		return t;
+	}
+	if (s->framework == FW_MEGATRON)
+		return EXPORT_MEGATRON;
+	if (s->framework == FW_TORCHTITAN)
+		return EXPORT_TORCHTITAN;
+	if (s->framework == FW_DEEPSPEED)
+		return EXPORT_DEEPSPEED;
+	const char *dot = strrchr(so->export, '.');
+	if (dot && !strcmp(dot, ".sh"))
+		return EXPORT_MEGATRON;
+	if (dot && !strcmp(dot, ".json"))
+		return EXPORT_DEEPSPEED;
+	if (dot && !strcmp(dot, ".toml"))
+		return EXPORT_TORCHTITAN;
+	fprintf(stderr, "strata search: --export %s: name the target with --to %s (or --framework, or a .sh, .json or "
+			".toml file)\n", cli_safe(so->export), export_target_list());
+	return -1;
+}
+
+/* A file that exists is replaced only with --force. 0 to go on. */
+static int may_write(const char *path, int force)
+{
+	struct stat st;
+	if (force || stat(path, &st))
+		return 0;
+	fprintf(stderr, "strata search: %s exists; --force replaces it\n", cli_safe(path));
+	return 2;
+}
+
+/* --write and --export: the winner (its uneven split and recompute ranges included) as a
+ * plan file and as a launch configuration, each replaced atomically. 0, 1 (the target
+ * would not launch it as priced) or 2 (file error). */
+static int write_winner(const sopts *so, plan_t *p, const search_item *best, const paths_t *paths)
+{
+	char err[1024];
+	strategy_t keep = p->strategy;
+	p->strategy = best->s;
+	int rc = 0;
+	if (so->write && !(rc = may_write(so->write, so->force))) {
+		if (plan_save(p, so->write, paths, err, sizeof err)) {
+			fprintf(stderr, "strata search: %s\n", cli_safe(err));
+			rc = 2;
+		} else {
+			fprintf(stderr, "strata search: wrote the best plan to %s\n", cli_safe(so->write));
+		}
+	}
+	if (!rc && so->export && !(rc = may_write(so->export, so->force))) {
+		int t = export_target_of(so, &p->strategy);
+		fw_issues is;
+		if (t < 0) {
+			rc = 2;
+		} else if (export_check((export_target)t, p, &is)) {
+			fprintf(stderr, "strata search: %s would not run the best plan as it was priced: %s (search with "
+					"--framework %s)\n", fw_caps_of(export_framework((export_target)t))->name, cli_safe(is.text[0]),
+					fw_caps_of(export_framework((export_target)t))->key);
+			rc = 1;
+		} else if (export_save(so->export, (export_target)t, p, err, sizeof err)) {
+			fprintf(stderr, "strata search: %s\n", cli_safe(err));
+			rc = 2;
+		} else {
+			fprintf(stderr, "strata search: wrote the best plan for %s to %s\n",
+					fw_caps_of(export_framework((export_target)t))->name, cli_safe(so->export));
+		}
+	}
+	p->strategy = keep;
+	return rc;
+}
+
 int cmd_search(int argc, char **argv, const paths_t *paths)
 {
 	char *av[300];
@@ -393,6 +515,8 @@ int cmd_search(int argc, char **argv, const paths_t *paths)
 		table(p, pins, &r, budget, so.no_ilp, ref, ev);
 	}
 	rc = 0;
+	if (r.n && (so.write || so.export))
+		rc = write_winner(&so, p, &r.item[0], paths);
 	if (r.n == 0) {
 		rc = 1;
 		if (pins->n && !r.cancelled) {

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define STRAT (HELP_EVAL | HELP_SEARCH | HELP_ILP | HELP_EXPORT | HELP_EXPLORER)
+#define STRAT (HELP_EVAL | HELP_SEARCH | HELP_ILP | HELP_EXPORT | HELP_EXPLORER | HELP_SWEEP)
 
 static const cli_optdoc table[] = {
 	{"-m, --model", "NAME|FILE", NULL, NULL, STRAT, "model preset or file (YAML or Hugging Face config.json)"},
@@ -62,18 +62,26 @@ static const cli_optdoc table[] = {
 	{"--train-tokens", "N", "train_tokens", "none", STRAT,
 		"tokens the run trains on (15e12, 15T): its days, GPU-hours, cost and energy"},
 	{"--gpu-hour-cost", "USD", "gpu_hour_cost", "none", STRAT, "price of one GPU-hour, for the cost of the run"},
-	{"--json", NULL, NULL, "off", HELP_EVAL | HELP_SEARCH | HELP_ILP, "JSON output"},
-	{"--csv", NULL, NULL, "off", HELP_EVAL | HELP_SEARCH | HELP_VALIDATE, "CSV output"},
+	{"--json", NULL, NULL, "off", HELP_EVAL | HELP_SEARCH | HELP_ILP | HELP_SWEEP, "JSON output"},
+	{"--csv", NULL, NULL, "off", HELP_EVAL | HELP_SEARCH | HELP_VALIDATE | HELP_SWEEP, "CSV output"},
+	{"--metric", "step|mfu|peak|tokens", NULL, "step", HELP_SWEEP, "what the text chart's bars show"},
 	{"--top", "K", NULL, "10", HELP_SEARCH, "candidates listed"},
 	{"--no-ilp", NULL, NULL, "off", HELP_SEARCH, "skip the inner level (the bubble ILP on the top candidates)"},
 	{"--threads", "N", NULL, "online CPUs", HELP_SEARCH, "worker threads of the outer level (at most 64)"},
 	{"--time-limit", "MS", NULL, "500", HELP_SEARCH, "time limit of one ILP refinement"},
 	{"--compare", NULL, NULL, "off", HELP_SEARCH, "also rank the plan's own strategy"},
+	{"--write", "FILE", NULL, "off", HELP_SEARCH, "write the best plan (uneven split included) as a plan file, atomically"},
+	{"--export", "FILE", NULL, "off", HELP_SEARCH,
+		"write the best plan as a launch config (target: --to, --framework or .sh/.json/.toml)"},
+	{"--to", "TARGET", NULL, "from --framework or FILE", HELP_SEARCH, "the --export target: megatron, deepspeed, torchtitan"},
+	{"--force", NULL, NULL, "off: refuse, exit 2", HELP_SEARCH, "let --write and --export replace an existing file"},
 	{"--time-limit", "MS", NULL, "60000", HELP_ILP, "time limit of the ILP"},
 	{"--to", "TARGET", NULL, NULL, HELP_EXPORT, "megatron (launch script), deepspeed (JSON), torchtitan (TOML)"},
 	{"-o, --output", "FILE", NULL, "standard output", HELP_EXPORT, "write FILE atomically instead of standard output"},
 	{"--approximate", NULL, NULL, "off: refuse, exit 1", HELP_EXPORT,
 		"write a plan the target cannot launch as priced anyway, the differences as \"not expressible\" comments"},
+	{"--why", NULL, NULL, "off", HELP_EVAL,
+		"why is it slow: the dominant losses, the change that helps each (measured), group placement"},
 	{"-v, --verbose", NULL, NULL, "off", HELP_VALIDATE, "one line per case"},
 	{"--no-color", NULL, NULL, "off (NO_COLOR=1 too)", HELP_EXPLORER, "monochrome"},
 	{"--ascii", NULL, NULL, "off", HELP_EXPLORER, "ASCII instead of Unicode box and bar characters"},
@@ -95,6 +103,8 @@ static const struct {
 		"compare predictions with the measured figures of plan files that carry `expect:`"},
 	{"export", HELP_EXPORT, "strata export [PLAN.yaml] [options] --to megatron|deepspeed|torchtitan [-o FILE] [--approximate]",
 		"write the plan as the target framework's launch script or config, exactly as priced"},
+	{"sweep", HELP_SWEEP, "strata sweep KNOB=a..b [PLAN.yaml] [options]",
+		"one knob (gbs, seq, devices, mbs) over a range: a..b doubles, a..b+s adds s, a,b,c lists"},
 	{"presets", HELP_PRESETS, "strata presets", "list the model, cluster and theme presets"},
 	{"explorer", HELP_EXPLORER, "strata [PLAN.yaml] [options]", "the explorer (TUI); ? in it lists the keys"},
 };
@@ -106,7 +116,7 @@ const cli_optdoc *cli_optdocs(int *n)
 }
 
 const char *const cli_command_names[CLI_NCOMMANDS] = {"eval", "search", "ilp", "export", "validate", "presets",
-	"run"};
+	"run", "sweep"};
 
 int cli_help(const char *cmd, FILE *f)
 {

@@ -7,7 +7,7 @@
 
 enum {
 	HELP_EVAL = 1, HELP_SEARCH = 2, HELP_ILP = 4, HELP_EXPORT = 8, HELP_VALIDATE = 16, HELP_PRESETS = 32,
-	HELP_EXPLORER = 64, HELP_ALL = 127
+	HELP_EXPLORER = 64, HELP_SWEEP = 128, HELP_ALL = 255
 };
 
 typedef struct {
@@ -25,7 +25,7 @@ const cli_optdoc *cli_optdocs(int *n);
  * command with no entry (run prints its own). */
 int cli_help(const char *cmd, FILE *f);
 
-#define CLI_NCOMMANDS 7
+#define CLI_NCOMMANDS 8
 /* The commands' names. */
 extern const char *const cli_command_names[CLI_NCOMMANDS];
 /* The command nearest to a mistyped word, or NULL when none is near. */

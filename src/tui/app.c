@@ -72,6 +72,10 @@ void tui_app_free(tui_app *a)
 	a->view_text = a->shown = NULL;
 	free(a->tl);
 	free(a->pick);
+	free(a->why);
+	a->why = NULL;
+	free(a->sweep);
+	a->sweep = NULL;
 	a->plan = NULL;
 	a->res = a->scratch = NULL;
 	a->undo = NULL;
@@ -101,6 +105,7 @@ void tui_app_eval(tui_app *a)
 	a->cur_valid = 1;
 	a->cur_why[0] = 0;
 	a->tl_stale = 1;
+	a->why_stale = 1;
 	a->res_sched = p->strategy.schedule;
 	a->res_vpp = p->strategy.vpp;
 	a->res_split = p->strategy.nchunks > 0;

@@ -8,6 +8,8 @@
 #include "core/timeline.h"
 #include "io/paths.h"
 #include "io/plan.h"
+#include "solve/advice.h"
+#include "solve/sweep.h"
 #include "tui/draw.h"
 #include "tui/frames.h"
 #include "tui/theme.h"
@@ -23,7 +25,7 @@
 
 /* REVIEW: an ILP plan on trial in the panes (keep or discard); CANDS: the search's
  * candidates table; TEXT: the last recipe's output and error. */
-typedef enum { MODE_NORMAL, MODE_PROMPT, MODE_HELP, MODE_PICK, MODE_REVIEW, MODE_CANDS, MODE_TEXT } tui_mode;
+typedef enum { MODE_NORMAL, MODE_PROMPT, MODE_HELP, MODE_PICK, MODE_REVIEW, MODE_CANDS, MODE_TEXT, MODE_SWEEP, MODE_PREVIEW } tui_mode;
 /* TARGET: one key chooses the export target; EXPORT: the export's file name. */
 typedef enum {
 	PROMPT_COMMAND, PROMPT_VALUE, PROMPT_OPEN, PROMPT_SAVE, PROMPT_TARGET, PROMPT_EXPORT, PROMPT_CONFIRM
@@ -37,6 +39,15 @@ typedef struct {
 	int target, force;       /* CONFIRM_EXPORT: export target and :export! */
 } tui_confirm;
 typedef enum { MSG_NONE, MSG_INFO, MSG_ERROR } tui_msg_kind;
+
+/* The sweep view (MODE_SWEEP, overlay_sweep.c): a knob, a metric, the evaluated points. */
+typedef struct tui_sweep {
+	sweep_knob knob;
+	sweep_metric metric;
+	sweep_spec spec;
+	sweep_point pt[SWEEP_MAX];
+	int sel;                 /* the selected point */
+} tui_sweep;
 
 typedef struct {
 	tui_prompt_kind kind;
@@ -132,6 +143,9 @@ typedef struct tui_app {
 	char text_title_lua[160];     /* the title of the recipe's output */
 	int text_top;
 	int export_target;            /* chosen at the PROMPT_TARGET step */
+	adv_list *why;                /* "why is it slow" of the current plan (pane_why.c) */
+	int why_stale;                /* the evaluation changed since why was computed */
+	tui_sweep *sweep;             /* the sweep view's state (S) */
 	plan_t *slot[2];              /* the plans kept in A and B (slots.c); NULL when empty */
 } tui_app;
 

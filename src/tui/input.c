@@ -208,24 +208,13 @@ static void review_key(tui_app *a, int key)
 	}
 }
 
-static void cands_key(tui_app *a, int key)
-{
-	tui_cands *c = a->cands;
-	if (tui_list_key(key, &c->sel, c->r.n, tui_cands_list_rows(LINES)))
-		return;
-	if (key == KEY_ESC || key == 'q')
-		a->mode = MODE_NORMAL;
-	else if (is_enter(key))
-		tui_cands_apply(a);
-}
-
 /* While a job runs: moving, viewing, help, cancel and quit; nothing that changes the
  * plan, since the job's result belongs to the plan it started from. */
 static int allowed_while_busy(tui_action act)
 {
 	return view_only(act) || act == ACT_UP || act == ACT_DOWN || act == ACT_FIRST || act == ACT_LAST ||
 		act == ACT_HELP || act == ACT_CANCEL || act == ACT_QUIT || act == ACT_EXPORT || act == ACT_OUTPUT ||
-		act == ACT_MESSAGE || act == ACT_COPY || act == ACT_NONE;
+		act == ACT_MESSAGE || act == ACT_COPY || act == ACT_WHY || act == ACT_NONE;
 }
 
 static void normal_key(tui_app *a, int key)
@@ -331,6 +320,12 @@ static void normal_key(tui_app *a, int key)
 		snprintf(a->text_title, sizeof a->text_title, "%s", a->text_title_lua);
 		a->text_top = 0;
 		break;
+	case ACT_WHY:
+		tui_why_show(a);
+		break;
+	case ACT_SWEEP:
+		tui_sweep_open(a);
+		break;
 	case ACT_CANCEL:
 		tui_task_cancel(a);
 		break;
@@ -374,10 +369,16 @@ void tui_handle_key(tui_app *a, int key)
 		review_key(a, key);
 		break;
 	case MODE_CANDS:
-		cands_key(a, key);
+		tui_cands_key(a, key);
+		break;
+	case MODE_PREVIEW:
+		tui_preview_key(a, key);
 		break;
 	case MODE_TEXT:
 		text_key(a, key);
+		break;
+	case MODE_SWEEP:
+		tui_sweep_key(a, key);
 		break;
 	default:
 		normal_key(a, key);

@@ -25,6 +25,8 @@ static const tui_binding table[] = {
 	{{'e'}, 0, 0, "e", ACT_EXPORT, "export for Megatron-LM, DeepSpeed or torchtitan"},
 	{{'L'}, 0, 0, "L", ACT_LUA, "run a Lua recipe; the model or plan it returns becomes current"},
 	{{'O'}, 0, 0, "O", ACT_OUTPUT, "output and error traceback of the last Lua recipe"},
+	{{'W'}, 0, 0, "W", ACT_WHY, "why is it slow: losses, measured fixes, group placement"},
+	{{'S'}, 0, 0, "S", ACT_SWEEP, "sweep view: step, MFU or memory against one knob"},
 	{{27}, 0, 0, "Esc", ACT_CANCEL, "cancel the running ILP, search or recipe"},
 	{{'t'}, 0, 0, "t", ACT_THEME, "next colour theme"},
 	{{'z'}, 0, 0, "z", ACT_ZOOM, "timeline: first micro-batches / whole step"},

@@ -43,6 +43,15 @@ void tui_layout_compute(int rows, int cols, int stages, int time_rows, int debug
 	top += give;
 	extra -= give;
 	int tl = tl_min + extra; /* the timeline takes whatever is left, even beyond its lanes */
+	/* once every stage has its lane, the why pane takes up to TUI_WHY_MAX rows; the
+	 * timeline keeps the rest (its lanes grow taller) */
+	int spare = tl - max(TUI_TIMELINE_MIN, 1 + stages), why = 0;
+	if (spare >= TUI_WHY_MIN) {
+		why = min(TUI_WHY_MAX, spare);
+		tl -= why;
+		/* lanes grow to three rows; rows beyond that stay below the why pane */
+		tl = min(tl, max(TUI_TIMELINE_MIN, 1 + TUI_LANE_MAX * stages));
+	}
 	l->knobs = rect(1, 0, top, TUI_KNOB_W);
 	int rx = TUI_KNOB_W, rw = cols - TUI_KNOB_W;
 	int mem_rows = 1 + stages + 1;
@@ -50,6 +59,8 @@ void tui_layout_compute(int rows, int cols, int stages, int time_rows, int debug
 	l->memory = rect(1, rx, mem_h, rw);
 	l->time = rect(1 + mem_h, rx, top - mem_h, rw);
 	l->timeline = rect(1 + top, 0, tl, cols);
+	if (why)
+		l->why = rect(1 + top + tl, 0, why, cols);
 }
 
 int tui_pick_rows(int n, int avail, int must, int *out)

@@ -1,5 +1,6 @@
 /* layout.h - where each pane goes for a given terminal size. Pure arithmetic, so the
- * rules (80x24 minimum, extra rows to memory first, then the timeline) are unit-tested. */
+ * rules (80x24 minimum, extra rows to memory first, then the timeline, then the why pane
+ * once every stage has its lane) are unit-tested. */
 #ifndef STRATA_TUI_LAYOUT_H
 #define STRATA_TUI_LAYOUT_H
 
@@ -8,6 +9,9 @@
 #define TUI_KNOB_W 27          /* knob pane width, its separator column included */
 #define TUI_KNOB_ROWS 17       /* title + 16 knobs */
 #define TUI_TIMELINE_MIN 5     /* title + 4 lanes */
+#define TUI_LANE_MAX 3         /* rows of one timeline lane when the terminal has them */
+#define TUI_WHY_MIN 8          /* the why pane: title, a few losses, the placement */
+#define TUI_WHY_MAX 15         /* title, six losses of two lines each, the placement */
 
 typedef struct {
 	int y, x, h, w;
@@ -16,6 +20,7 @@ typedef struct {
 typedef struct {
 	int too_small;
 	tui_rect header, knobs, memory, time, timeline, debug, message;
+	tui_rect why;              /* under the timeline when the rows allow (h 0: none) */
 } tui_layout;
 
 /* Lay out a rows x cols screen for a pipeline of `stages` stages whose time breakdown

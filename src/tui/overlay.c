@@ -17,6 +17,9 @@ static const char *const commands[] = {
 	"after i: Enter or y keeps the ILP plan, n or Esc discards it",
 	"search table: j/k move, Enter applies (pins kept, u undoes), Esc closes",
 	"  a row's ! : unvalidated regime; +N : N strategies with identical results merged",
+	"  o sorts by the next column, O reverses; / filters (tp<=8 pp=4 step<10 recompute=full);",
+	"  = folds rows whose shown figures are equal; v previews the row in the panes (Enter applies)",
+	"sweep view (S): h/l point, Tab knob (gbs, seq, devices, mbs), m metric, Enter applies",
 };
 
 /* The glossary: what every knob means (indexed by knob, so none is missing) ... */

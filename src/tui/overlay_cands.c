@@ -59,15 +59,20 @@ static void vs_current_text(const tui_app *a, const search_item *it, char *out, 
 static void cands_detail(tui_app *a, int y, int cols)
 {
 	tui_cands *c = a->cands;
-	const search_item *it = &c->r.item[c->sel];
+	int sel = tui_cands_item(c);
+	if (sel < 0) {
+		tui_textf(y, 0, cols, a->attr[ROLE_TITLE], " no result matches the filter (/ changes it)");
+		return;
+	}
+	const search_item *it = &c->r.item[sel];
 	const plan_t *p = a->plan;
 	attr_t lab = a->attr[ROLE_LABEL], val = a->attr[ROLE_NORMAL], tit = a->attr[ROLE_TITLE];
-	if (c->ev_for != c->sel + 1) {
+	if (c->ev_for != sel + 1) {
 		eval_run(&p->model, &p->cluster, p->devices, &it->s, p->budget_gib, &c->ev);
-		c->ev_for = c->sel + 1;
+		c->ev_for = sel + 1;
 	}
 	if (!a->cur_valid || !a->have_res || !c->ev.valid) {
-		tui_textf(y, 0, cols, tit, " #%d against the plan: %s", c->sel + 1,
+		tui_textf(y, 0, cols, tit, " #%d against the plan: %s", sel + 1,
 				!c->ev.valid ? c->ev.why : a->cur_valid ? "no evaluation" : a->cur_why);
 	} else {
 		report_diff d[REPORT_DIFF_ROWS];
@@ -77,7 +82,7 @@ static void cands_detail(tui_app *a, int y, int cols)
 		units_time(step->cand, t, sizeof t);
 		signed_time(step->cand - step->ref, dt, sizeof dt);
 		tui_textf(y, 0, cols, tit, " #%d vs the plan: step %s (%s, %+.1f%% tok/s) %s peak %.1f GiB (%+.1f)",
-				c->sel + 1, t, dt, 100 * (step->ref / step->cand - 1), a->g->dot, peak->cand, peak->cand - peak->ref);
+				sel + 1, t, dt, 100 * (step->ref / step->cand - 1), a->g->dot, peak->cand, peak->cand - peak->ref);
 		/* the parts, as many to a line as fit, on two lines */
 		int x = 1, line = 1;
 		for (int i = 0; i < n - 2 && line <= 2; i++) {
@@ -129,12 +134,20 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 	int sw = cols - 54; /* the strategy column takes what the numbers and marks leave */
 	if (sw < 20)
 		sw = 20;
-	tui_textf(1, 0, cols, a->attr[ROLE_TITLE], "   #    %-*s %6s %9s %6s %7s %6s %6s", sw, "strategy", "alloc", "step",
-			"MFU", "tok/s", "ILP", "vs cur");
+	/* the column titles, the sorted one marked with its direction. A new column (say "vs
+	 * current") goes after ILP: its title here, its cell in the row's printf below, its
+	 * sort key in cands_table.c's col_value, and CANDS_COLS one more */
+	const char *mk = c->desc ? (a->utf8 ? "▼" : "v") : (a->utf8 ? "▲" : "^");
+	char ttl[CANDS_COLS][24];
+	static const char *const names[CANDS_COLS] = {"#", "strategy", "alloc", "step", "MFU", "tok/s", "ILP", "vs cur"};
+	for (int i = 0; i < CANDS_COLS; i++)
+		snprintf(ttl[i], sizeof ttl[i], "%s%s", names[i], i == c->sort && (c->sort || c->desc) ? mk : "");
+	tui_textf(1, 0, cols, a->attr[ROLE_TITLE], "   %-4s %-*s %6s %9s %6s %7s %6s %6s", ttl[0], sw, ttl[1], ttl[2],
+			ttl[3], ttl[4], ttl[5], ttl[6], ttl[7]);
 	int avail = tui_cands_list_rows(rows);
 	tui_list_scroll(c->sel, &c->top, avail);
-	for (int i = 0; i < avail && c->top + i < r->n; i++) {
-		int k = c->top + i, y = 2 + i;
+	for (int i = 0; i < avail && c->top + i < c->nord; i++) {
+		int row = c->top + i, k = c->ord[row], y = 2 + i;
 		const search_item *it = &r->item[k];
 		char st[256], tok[32], g[32], al[4] = "", vs[16];
 		tui_strategy_text(&it->s, &a->plan->model, st, sizeof st);
@@ -144,17 +157,31 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 		/* the marks, as search's [unvalidated: ...] and +N alike; the selected row's
 		 * reasons and merged strategies are spelt out under the list */
 		unsigned u = regime_unvalidated(&a->plan->model, &a->plan->cluster, &it->s);
-		if (it->alike)
-			snprintf(al, sizeof al, it->alike < 10 ? "+%d" : "+>", it->alike);
-		attr_t at = a->attr[k == c->sel ? ROLE_SELECTED : ROLE_NORMAL];
+		int merged = it->alike + c->more[row];
+		if (merged)
+			snprintf(al, sizeof al, merged < 10 ? "+%d" : "+>", merged);
+		attr_t at = a->attr[row == c->sel ? ROLE_SELECTED : ROLE_NORMAL];
 		tui_fill(y, 0, cols, at);
 		char t[32];
 		units_time(it->step, t, sizeof t);
-		tui_textf(y, 0, cols, at, "%s%3d%s%-2s %-*.*s %6.1f %9s %5.1f%% %7s %6s %6s", k == c->sel ? a->g->sel : " ",
+		tui_textf(y, 0, cols, at, "%s%3d%s%-2s %-*.*s %6.1f %9s %5.1f%% %7s %6s %6s", row == c->sel ? a->g->sel : " ",
 				k + 1, u ? "!" : " ", al, sw, sw, st, it->peak_gib, t, 100 * it->mfu, tok, g, vs);
 	}
 	if (rows >= 16)
 		cands_detail(a, rows - 1 - DETAIL_ROWS, cols);
-	tui_textf(rows - 1, 0, cols, a->attr[ROLE_LABEL], "%s%s move %s Enter applies to the knobs (pins kept: %s; u undoes) %s Esc closes",
-			a->g->up, a->g->down, a->g->dot, c->pins[0] ? c->pins : "none", a->g->dot);
+	if (c->typing) {
+		int n = tui_textf(rows - 1, 0, cols, a->attr[ROLE_PROMPT], "/");
+		n += tui_text(rows - 1, n, cols - n, a->attr[ROLE_NORMAL], c->ftext);
+		if (a->msg_kind == MSG_ERROR) /* the filter's error, until the next key */
+			tui_textf(rows - 1, n, cols - n, a->attr[ROLE_ERROR], "   %s", a->msg);
+		else
+			tui_text(rows - 1, n, cols - n, a->attr[ROLE_LABEL], "   (tp<=8 pp=4 step<10; Enter filters, Ctrl-U clears, Esc)");
+		return;
+	}
+	int n = 0;
+	if (c->filter.n || c->merge)
+		n = tui_textf(rows - 1, 0, cols, a->attr[ROLE_VALUE], "%d of %d%s%s%s ", c->nord, r->n, c->filter.n ? " /" : "",
+				c->filter.n ? c->ftext : "", c->merge ? " =merged" : "");
+	tui_textf(rows - 1, n, cols - n, a->attr[ROLE_LABEL], "%s%s Enter applies (pins kept: %s) %s v preview %s o/O sort %s / filter %s = merge %s Esc",
+			a->g->up, a->g->down, c->pins[0] ? c->pins : "none", a->g->dot, a->g->dot, a->g->dot, a->g->dot, a->g->dot);
 }

@@ -8,6 +8,8 @@
 #include <math.h>
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
+#define MEM_NUMS_MIN_W 130 /* pane width from which each stage's numbers are shown */
+#define MEM_NUMS_W 58      /* "%3d layers %4.1f in flight  W %5.1f G %5.1f O %5.1f A %5.1f" */
 
 static const tui_role seg_role[5] = {ROLE_MEM_WEIGHTS, ROLE_MEM_GRADS, ROLE_MEM_OPTIM, ROLE_MEM_ACTS, ROLE_MEM_BUFS};
 static const char *const seg_name[5] = {"weights", "grads", "optimizer", "activations", "buffers"};
@@ -79,8 +81,11 @@ void tui_pane_memory(tui_app *a, tui_rect r)
 	/* an explicit (ILP) stage split shows each stage's layers; on trial also how many of
 	 * them recompute (s selective, f full) */
 	int layers = a->res_split;
-	const int label = 5, right = 14, lw = layers ? (a->review ? 11 : 5) : 0;
-	int bw = r.w - label - right - lw - 1;
+	/* with room, each stage's numbers: layers, in-flight micro-batches, and the GiB of
+	 * weights, gradients, optimizer states and activations */
+	const int nums = r.w >= MEM_NUMS_MIN_W ? MEM_NUMS_W : 0;
+	const int label = 5, right = 14, lw = layers && (!nums || a->review) ? (a->review ? 11 : 5) : 0;
+	int bw = r.w - label - right - lw - nums - 1;
 	if (bw < 4)
 		return;
 	double maxv = budget > peak ? budget : peak;
@@ -102,6 +107,10 @@ void tui_pane_memory(tui_app *a, tui_rect r)
 		int t = tui_textf(y, x, right, a->attr[ROLE_VALUE], "%6.1f", m->total / GIB);
 		if (m->total > budget)
 			tui_textf(y, x + t, right - t, a->attr[ROLE_OVER], " +%.1f", (m->total - budget) / GIB);
+		if (nums)
+			tui_textf(y, x + right, nums, a->attr[ROLE_LABEL], "%3d layers %4.1f in flight  W %5.1f G %5.1f O %5.1f A %5.1f",
+					m->layers, m->inflight, m->weights / GIB, m->grads / GIB, m->optimizer / GIB,
+					m->activations / GIB);
 	}
 	/* legend */
 	int y = r.y + r.h - 1, x = r.x + 1, end = r.x + r.w;

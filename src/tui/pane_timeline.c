@@ -107,12 +107,15 @@ void tui_pane_timeline(tui_app *a, tui_rect r)
 	}
 	int rows[EVAL_MAX_STAGES];
 	int nrows = tui_pick_rows(res->stages, r.h - 1, -1, rows);
+	/* rows to spare: each lane grows up to three rows tall */
+	int lane_h = nrows > 0 ? (r.h - 1) / nrows : 1;
+	lane_h = lane_h > TUI_LANE_MAX ? TUI_LANE_MAX : lane_h < 1 ? 1 : lane_h;
 	double scale = a->tl->makespan > 0 ? lanew / a->tl->makespan : 0;
 	static const tui_role kind_role[3] = {ROLE_TL_F, ROLE_TL_B, ROLE_TL_W};
 	static const char *const kind_glyph[3] = {"F", "B", "W"};
 	double cov[MAX_W][3];
 	for (int i = 0; i < nrows; i++) {
-		int y = r.y + 1 + i, d = rows[i];
+		int y = r.y + 1 + i * lane_h, d = rows[i];
 		tui_textf(y, r.x, 5, a->attr[ROLE_LABEL], " s%-3d", d);
 		coverage(a->tl, d, scale, lanew, cov);
 		/* the dominant block kind per column (3 = idle), drawn in runs */
@@ -128,10 +131,13 @@ void tui_pane_timeline(tui_app *a, tui_rect r)
 			int e = c;
 			while (e < lanew && kind[e] == kind[c])
 				e++;
-			if (kind[c] == 3)
-				tui_repeat(y, r.x + 5 + c, e - c, a->attr[ROLE_TL_IDLE], a->g->idle);
-			else
-				tui_repeat(y, r.x + 5 + c, e - c, a->attr[kind_role[kind[c]]], kind_glyph[kind[c]]);
+			for (int h = 0; h < lane_h; h++) {
+				/* a tall lane: the blocks fill it, the idle dots only its first row */
+				if (kind[c] == 3 && h == 0)
+					tui_repeat(y, r.x + 5 + c, e - c, a->attr[ROLE_TL_IDLE], a->g->idle);
+				else if (kind[c] != 3)
+					tui_repeat(y + h, r.x + 5 + c, e - c, a->attr[kind_role[kind[c]]], kind_glyph[kind[c]]);
+			}
 			c = e;
 		}
 	}

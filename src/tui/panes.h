@@ -18,6 +18,14 @@ int tui_time_rows(const tui_app *a);
 void tui_pane_time(tui_app *a, tui_rect r);
 /* Pipeline timeline: F/B/W blocks per stage over time. */
 void tui_pane_timeline(tui_app *a, tui_rect r);
+/* Why is it slow: the losses and their measured fixes, the groups' placement. */
+void tui_pane_why(tui_app *a, tui_rect r);
+/* `W`: the same in the text view (any terminal size). */
+void tui_why_show(tui_app *a);
+/* `S`: open the sweep view on the current plan; its keys; the view (overlay_sweep.c). */
+void tui_sweep_open(tui_app *a);
+void tui_sweep_key(tui_app *a, int key);
+void tui_overlay_sweep(tui_app *a, int rows, int cols);
 /* Message line, or the prompt while one is open. */
 void tui_pane_message(tui_app *a, tui_rect r);
 /* Debug line: frame timer and terminal facts. */

@@ -17,6 +17,8 @@ void tui_render(tui_app *a)
 		tui_overlay_text(a, rows, cols);
 	} else if (a->mode == MODE_CANDS && a->cands) {
 		tui_overlay_cands(a, rows, cols);
+	} else if (a->mode == MODE_SWEEP && a->sweep) {
+		tui_overlay_sweep(a, rows, cols);
 	} else {
 		tui_layout l;
 		tui_layout_compute(rows, cols, a->have_res ? a->res->stages : 1, tui_time_rows(a), a->debug, &l);
@@ -28,6 +30,7 @@ void tui_render(tui_app *a)
 			tui_pane_memory(a, l.memory);
 			tui_pane_time(a, l.time);
 			tui_pane_timeline(a, l.timeline);
+			tui_pane_why(a, l.why);
 			if (a->debug)
 				tui_pane_debug(a, l.debug);
 			tui_pane_message(a, l.message);

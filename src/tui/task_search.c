@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEARCH_TOP 20 /* rows of the table: a screenful at 80x24 */
+#define SEARCH_TOP 200 /* rows of the table: it scrolls, sorts and filters (the ILP's time
+                        * budget, SEARCH_ILP_BUDGET_MS, bounds the refinement of so many) */
 
 typedef struct {
 	plan_t plan;        /* the worker's private copy */
@@ -90,11 +91,28 @@ static void search_finish(tui_app *a, void *data)
 			search_drop(t);
 			return;
 		}
-		if (a->cands)
+		if (a->cands) {
 			search_free(&c->r);
+			free(c->ord);
+			free(c->more);
+			free(c->before);
+		}
 		memset(c, 0, sizeof *c);
 		c->r = t->res; /* takes over the items */
 		memset(&t->res, 0, sizeof t->res);
+		c->ord = malloc(sizeof *c->ord * (size_t)c->r.n);
+		c->more = malloc(sizeof *c->more * (size_t)c->r.n);
+		if (!c->ord || !c->more) {
+			search_free(&c->r);
+			free(c->ord);
+			free(c->more);
+			free(c);
+			a->cands = NULL;
+			tui_app_msg(a, MSG_ERROR, "out of memory");
+			search_drop(t);
+			return;
+		}
+		tui_cands_rows(c);
 		c->wall_s = t->wall_s;
 		size_t l = 0;
 		for (int i = 0; i < t->pins.n && l + 1 < sizeof c->pins; i++)
@@ -129,7 +147,8 @@ void tui_cands_apply(tui_app *a)
 {
 	tui_cands *c = a->cands;
 	a->mode = MODE_NORMAL;
-	if (!c || c->sel < 0 || c->sel >= c->r.n)
+	int it = c ? tui_cands_item(c) : -1;
+	if (it < 0)
 		return;
 	plan_t *p = malloc(sizeof *p);
 	if (!p) {
@@ -137,9 +156,9 @@ void tui_cands_apply(tui_app *a)
 		return;
 	}
 	*p = *a->plan; /* pins, model, cluster and devices stay: the search kept them */
-	p->strategy = c->r.item[c->sel].s;
+	p->strategy = c->r.item[it].s;
 	char what[64];
-	snprintf(what, sizeof what, "applied candidate #%d (u undoes)", c->sel + 1);
+	snprintf(what, sizeof what, "applied candidate #%d (u undoes)", it + 1);
 	tui_commit_described(a, p, what);
 	free(p);
 }

@@ -134,6 +134,9 @@ void tui_tasks_release(tui_app *a)
 	}
 	if (a->cands) {
 		search_free(&a->cands->r);
+		free(a->cands->ord);
+		free(a->cands->more);
+		free(a->cands->before);
 		free(a->cands);
 		a->cands = NULL;
 	}

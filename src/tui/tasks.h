@@ -17,6 +17,7 @@
 
 #include "solve/ilp.h"
 #include "solve/search.h"
+#include "solve/cand_filter.h"
 #include "tui/app.h"
 #include "tui/job.h"
 
@@ -47,9 +48,18 @@ typedef struct tui_review {
 } tui_review;
 
 /* The last search's candidates (MODE_CANDS). */
+#define CANDS_COLS 8            /* sortable columns: #, strategy, alloc, step, MFU, tok/s, ILP, vs cur */
 typedef struct tui_cands {
 	search_result r;        /* owns the items */
-	int sel, top;
+	int sel, top;           /* selected and first shown row of ord */
+	int *ord, nord;         /* the rows shown: item indices after the filter, sort and merge */
+	int *more;              /* per row: results folded into it by the merge toggle */
+	int sort, desc;         /* sort column (CANDS_COLS) and direction */
+	int merge;              /* `=`: fold rows whose shown figures are equal */
+	int typing;             /* `/` is being typed into ftext */
+	char ftext[128];        /* the filter as typed; filter is it parsed */
+	cand_filter filter;
+	plan_t *before;         /* preview: the plan to go back to */
 	eval_result ev;         /* the selected candidate's evaluation, for its comparison */
 	int ev_for;             /* 1 + the item ev holds (0: none), so moving re-evaluates */
 	double wall_s;          /* the whole search (both levels) */
@@ -90,6 +100,14 @@ void tui_rc_text(const int rc[RC_COUNT], char *out, size_t n);
 void tui_search_start(tui_app *a);
 /* MODE_CANDS: apply the selected candidate to the knobs, pins kept (undoable). */
 void tui_cands_apply(tui_app *a);
+/* The item of the selected row; -1 when no row is shown. */
+int tui_cands_item(const tui_cands *c);
+/* Rebuild the shown rows after the filter, the sort or the merge changed (cands_table.c). */
+void tui_cands_rows(tui_cands *c);
+/* MODE_CANDS keys: moving, sorting (o, O), filtering (/), merging (=), preview (v). */
+void tui_cands_key(tui_app *a, int key);
+/* MODE_PREVIEW: the panes show the selected candidate; Enter applies, Esc goes back. */
+void tui_preview_key(tui_app *a, int key);
 /* Short text of a strategy for the table: "dp32 tp2 pp2 cp4 z2 mbs1 sel zb-v". */
 void tui_strategy_text(const strategy_t *s, const model_t *m, char *out, size_t n);
 

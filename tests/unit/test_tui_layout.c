@@ -23,7 +23,7 @@ static int overlap(tui_rect a, tui_rect b)
 
 static int sane(const tui_layout *l, int rows, int cols)
 {
-	tui_rect r[] = {l->header, l->knobs, l->memory, l->time, l->timeline, l->debug, l->message};
+	tui_rect r[] = {l->header, l->knobs, l->memory, l->time, l->timeline, l->debug, l->message, l->why};
 	int n = sizeof r / sizeof r[0];
 	for (int i = 0; i < n; i++) {
 		if (!inside(r[i], rows, cols))
@@ -46,6 +46,7 @@ static void test_minimum(void)
 	CHECK(l.memory.h == 6 && l.time.h == 11, "4 stages: memory title, 4 bars, legend; time gets the rest");
 	CHECK(l.memory.w + l.knobs.w == 80, "panes fill the width");
 	CHECK(sane(&l, 24, 80), "80x24: inside the screen, no overlaps");
+	CHECK(l.why.h == 0, "80x24: no why pane (W shows it)");
 	tui_layout_compute(24, 79, 4, 9, 0, &l);
 	CHECK(l.too_small, "79 columns: too small");
 	tui_layout_compute(23, 80, 4, 9, 0, &l);
@@ -66,6 +67,10 @@ static void test_larger(void)
 	CHECK(l.timeline.h >= 17, "and the timeline a lane per stage");
 	CHECK(l.memory.w == 200 - TUI_KNOB_W, "bars widen with the terminal");
 	CHECK(sane(&l, 60, 200), "200x60 sane");
+	CHECK(l.why.h >= TUI_WHY_MIN && l.why.y == l.timeline.y + l.timeline.h, "200x60, 16 stages: the why pane under the timeline");
+	tui_layout_compute(60, 200, 4, 9, 0, &l);
+	CHECK(l.why.h == TUI_WHY_MAX && l.timeline.h == 1 + TUI_LANE_MAX * 4 && sane(&l, 60, 200),
+			"200x60, 4 stages: lanes three rows tall, the why pane all its rows");
 	int bad = 0;
 	for (int rows = 24; rows <= 70; rows += 3)
 		for (int cols = 80; cols <= 240; cols += 23)
