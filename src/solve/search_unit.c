@@ -45,12 +45,12 @@ static const eval_kinds *worker_kinds(search_worker *w, const strategy_t *s)
 {
 	const search_job *j = w->sp->job;
 	eval_kinds_key key = eval_kinds_key_of(s);
-	/* FNV-1a over the key's bytes */
-	const unsigned char *kb = (const unsigned char *)&key;
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < sizeof key; i++)
-		h = (h ^ kb[i]) * 16777619u;
-	h = (h ^ h >> 16) & (SEARCH_KINDS - 1);
+	/* a multiplicative hash over the key's 64-bit words (its padding is zeroed) */
+	uint64_t words[(sizeof key + 7) / 8] = {0}, x = 0;
+	memcpy(words, &key, sizeof key);
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		x = (x ^ words[i]) * 0x9E3779B97F4A7C15ull, x ^= x >> 29;
+	uint32_t h = (uint32_t)(x >> 32) & (SEARCH_KINDS - 1);
 	if (!w->kinds_ok[h] || memcmp(&w->kinds_key[h], &key, sizeof key)) {
 		eval_kinds_get(j->model, j->cluster, s, &w->kinds[h]);
 		w->kinds_key[h] = key;
