@@ -37,7 +37,9 @@ for fw in megatron torchtitan deepspeed; do
         python3 - "$OUT" "$T" "$model" "$n" <<'PY'
 import json, sys
 rows, tdir, model, n = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
-skip = {"framework_inferred", "runs_on", "framework_issue"}
+# derived figures, not plan keys: the framework that priced it, cp/cp_ulysses, the
+# busiest expert rank's load after redundant experts
+skip = {"framework_inferred", "runs_on", "framework_issue", "cp_ring", "moe_imbalance"}
 for i, r in enumerate(rows):
     s, ilp = r["strategy"], r.get("ilp", {})
     lines = ["model: " + model, "cluster: dgx-h100", "devices: " + n, "strategy:"]
