@@ -371,6 +371,14 @@ void eval_kinds_get(const model_t *m, const cluster_t *c, const strategy_t *s, e
 	layer_price_all(&x, k->kc);
 }
 
+void eval_kinds_resplit(const model_t *m, const cluster_t *c, const strategy_t *s, eval_kinds *k)
+{
+	cost_ctx x;
+	ctx_init(&x, m, c, s);
+	for (int i = 0; i < k->nkinds; i++)
+		lcomm_cp_price(&x, &k->kc[i]);
+}
+
 eval_kinds_key eval_kinds_key_of(const strategy_t *s)
 {
 	eval_kinds_key k;
@@ -381,13 +389,12 @@ eval_kinds_key eval_kinds_key_of(const strategy_t *s)
 	k.etp = s->etp;
 	k.micro_batch = s->micro_batch;
 	k.seq = s->seq;
-	k.cp_ulysses = s->cp_ulysses;
+	k.cp_ulysses = strat_cp_ulysses(s);
 	k.moe_redundant = s->moe_redundant;
 	k.moe_cf = s->moe_cf;
 	k.sp = s->sp;
 	k.flash = s->flash;
 	k.tp_overlap = s->tp_overlap;
-	k.cp_kind = s->cp_kind;
 	k.precision = s->precision;
 	k.rc_modules = s->rc_modules;
 	k.fp8_cache = s->fp8_cache;

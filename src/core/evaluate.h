@@ -114,14 +114,18 @@ typedef struct {
 typedef struct {
 	int tp, cp, ep, etp, micro_batch, seq, cp_ulysses, moe_redundant;
 	double moe_cf;
-	uint8_t sp, flash, tp_overlap, cp_kind, precision, rc_modules, fp8_cache, loss_fusion;
+	uint8_t sp, flash, tp_overlap, precision, rc_modules, fp8_cache, loss_fusion;
 	uint8_t framework, dualpipe;
 } eval_kinds_key;
 
 /* Price the layer kinds of s into k. */
 void eval_kinds_get(const model_t *m, const cluster_t *c, const strategy_t *s, eval_kinds *k);
-/* The key of s's layer-kind costs. */
+/* The key of s's layer-kind costs (the CP split as its Ulysses degree). */
 eval_kinds_key eval_kinds_key_of(const strategy_t *s);
+/* Turn k, priced for a strategy whose key differs from s's in cp_ulysses alone, into s's:
+ * only the CP communication depends on the split, so only it is priced again (the search's
+ * USP variants). The result equals eval_kinds_get's for s bit for bit. */
+void eval_kinds_resplit(const model_t *m, const cluster_t *c, const strategy_t *s, eval_kinds *k);
 /* 1 when a and b share their layer-kind costs (their eval_kinds_key are equal). */
 int eval_kinds_same(const strategy_t *a, const strategy_t *b);
 /* eval_run with the layer-kind costs k of a strategy that is eval_kinds_same as s (NULL:

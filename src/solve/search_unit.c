@@ -41,21 +41,36 @@
  * schedule, so every device split and schedule of a (tp, cp, ep, etp, micro-batch, sp, ...)
  * reuses them, in the bound tables (fill_col) and in the evaluations (search_eval). A
  * direct-mapped cache per worker. */
+static uint32_t kinds_slot(const eval_kinds_key *key)
+{
+	/* a multiplicative hash over the key's 64-bit words (its padding is zeroed) */
+	uint64_t words[(sizeof *key + 7) / 8] = {0}, x = 0;
+	memcpy(words, key, sizeof *key);
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		x = (x ^ words[i]) * 0x9E3779B97F4A7C15ull, x ^= x >> 29;
+	return (uint32_t)(x >> 32) & (SEARCH_KINDS - 1);
+}
+
 static const eval_kinds *worker_kinds(search_worker *w, const strategy_t *s)
 {
 	const search_job *j = w->sp->job;
 	eval_kinds_key key = eval_kinds_key_of(s);
-	/* a multiplicative hash over the key's 64-bit words (its padding is zeroed) */
-	uint64_t words[(sizeof key + 7) / 8] = {0}, x = 0;
-	memcpy(words, &key, sizeof key);
-	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-		x = (x ^ words[i]) * 0x9E3779B97F4A7C15ull, x ^= x >> 29;
-	uint32_t h = (uint32_t)(x >> 32) & (SEARCH_KINDS - 1);
-	if (!w->kinds_ok[h] || memcmp(&w->kinds_key[h], &key, sizeof key)) {
+	uint32_t h = kinds_slot(&key);
+	if (w->kinds_ok[h] && !memcmp(&w->kinds_key[h], &key, sizeof key))
+		return &w->kinds[h];
+	/* a USP variant of a class whose ring form is cached: only its CP communication
+	 * differs (eval_kinds_resplit) */
+	eval_kinds_key ring = key;
+	ring.cp_ulysses = 1;
+	uint32_t g = kinds_slot(&ring);
+	if (key.cp_ulysses > 1 && g != h && w->kinds_ok[g] && !memcmp(&w->kinds_key[g], &ring, sizeof ring)) {
+		w->kinds[h] = w->kinds[g];
+		eval_kinds_resplit(j->model, j->cluster, s, &w->kinds[h]);
+	} else {
 		eval_kinds_get(j->model, j->cluster, s, &w->kinds[h]);
-		w->kinds_key[h] = key;
-		w->kinds_ok[h] = 1;
 	}
+	w->kinds_key[h] = key;
+	w->kinds_ok[h] = 1;
 	return &w->kinds[h];
 }
 

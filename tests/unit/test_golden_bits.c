@@ -31,7 +31,7 @@ static eval_costs costs;
 static eval_result res2;
 static void h_result(uint64_t *h, const eval_result *r);
 static eval_kinds kinds;
-static long kinds_checked, kinds_differ;
+static long kinds_checked, kinds_differ, resplit_checked, resplit_differ;
 
 /* The layer-kind costs priced for another strategy of the same eval_kinds_same class (a
  * different device split, batch, recompute, ZeRO level within the framework, schedule but
@@ -60,6 +60,20 @@ static void check_kinds_reuse(const model_t *m, const cluster_t *c, int dev, con
 	h_result(&b, &res2);
 	kinds_checked++;
 	kinds_differ += a != b;
+	/* the ring form's kinds with the CP communication priced again for s's split (the
+	 * search's USP variants) give the same result too */
+	if (s->cp > 1 && strat_cp_ulysses(s) > 1) {
+		strategy_t ring = *s;
+		ring.cp_kind = CP_RING;
+		ring.cp_ulysses = 1;
+		eval_kinds_get(m, c, &ring, &kinds);
+		eval_kinds_resplit(m, c, s, &kinds);
+		eval_run_kinds(m, c, dev, s, budget, &kinds, &res2);
+		uint64_t d = 1469598103934665603ULL;
+		h_result(&d, &res2);
+		resplit_checked++;
+		resplit_differ += a != d;
+	}
 }
 
 /* FNV-1a over bytes. */
@@ -334,6 +348,9 @@ int main(void)
 	CHECK(kinds_checked > 10000 && kinds_differ == 0,
 			check_fmt("eval_run_kinds: %ld results priced with another strategy's layer-kind costs are "
 				"eval_run's bit for bit (%ld differ)", kinds_checked, kinds_differ));
+	CHECK(resplit_checked > 50 && resplit_differ == 0,
+			check_fmt("eval_kinds_resplit: %ld Ulysses/USP results priced from the ring form's layer-kind "
+				"costs are eval_run's bit for bit (%ld differ)", resplit_checked, resplit_differ));
 
 	const char *w = getenv("STRATA_GOLDEN_WRITE");
 	if (w && *w) {

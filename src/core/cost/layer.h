@@ -71,6 +71,16 @@ typedef struct {
 	double launch;          /* fixed launch overhead per pass */
 } layer_parts;
 
+/* What a layer's context-parallel communication is priced from: the rest of the layer does
+ * not depend on how CP splits into Ulysses and ring degrees, so the search reprices only this
+ * for the USP variants of a priced layer (lcomm_cp_price). */
+typedef struct {
+	int on;                 /* CP applies: cp > 1 and causal attention */
+	double kv_l;            /* key/value heads per TP rank */
+	double qd, kd, vd, od;  /* per-rank widths of Q, K, V and the attention output */
+	double core_f, core_b;  /* attention core seconds, forward and backward */
+} lcomm_cp;
+
 /* Per-kind, per-micro-batch, per-device costs of one layer under the strategy. */
 typedef struct {
 	double p_dense, p_expert;       /* parameters held by one device */
@@ -81,6 +91,7 @@ typedef struct {
 	double f_comp, b_in, b_w;       /* compute seconds: forward, input-grad, weight-grad */
 	double sel_f;                   /* forward work selective recompute repeats, seconds */
 	double tp_f, tp_b, cp_f, cp_b, ep_f, ep_b; /* exposed communication seconds */
+	lcomm_cp cp_in;                 /* what cp_f and cp_b are priced from (lcomm_cp_price) */
 	double flops_model;             /* model FLOPs fwd+bwd (no recompute), per micro-batch */
 	double flops_fwd;               /* forward FLOPs (what full recompute adds) */
 	double flops_sel;               /* FLOPs selective recompute repeats */
@@ -105,5 +116,7 @@ double mlp_projector(const cost_ctx *x, const layer_shape *sh, mlp_cost *o);
 double mlp_mtp_proj(const cost_ctx *x, const layer_shape *sh);
 /* layer_comm.c: exposed TP, CP and EP communication of a layer into o (its compute set). */
 void lcomm_price(const cost_ctx *x, const layer_parts *p, layer_cost *o);
+/* cp_f and cp_b of o from o->cp_in under the context's CP split (cp, cp_ulysses). */
+void lcomm_cp_price(const cost_ctx *x, layer_cost *o);
 
 #endif

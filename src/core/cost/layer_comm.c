@@ -53,27 +53,29 @@ static void tp_comm(const cost_ctx *x, const layer_parts *p, layer_cost *o)
  * the same b*seq/cp*(kd+vd) bytes of K and V as before it, which the ring passes r-1
  * times. Key/value heads fewer than u are repeated to u (USP's GQA rule): each rank then
  * receives one copy, u/kv_l times the K and V it held. */
-static void cp_comm(const cost_ctx *x, const layer_parts *p, layer_cost *o)
+void lcomm_cp_price(const cost_ctx *x, layer_cost *o)
 {
 	const strategy_t *s = x->s;
-	int u = x->cp_u, r = s->cp / u;
-	double kvrep = u > p->sh.kv_l ? u / p->sh.kv_l : 1.0;
-	double tok = x->b * (x->seq / s->cp);
+	const lcomm_cp *c = &o->cp_in;
 	o->cp_f = o->cp_b = 0;
+	if (!c->on)
+		return;
+	int u = x->cp_u, r = s->cp / u;
+	double kvrep = u > c->kv_l ? u / c->kv_l : 1.0;
+	double tok = x->b * (x->seq / s->cp);
 	if (r > 1) {
 		/* r-1 steps each passing the local K and V chunk; each transfer overlaps the
 		 * previous step's attention block */
-		double kvb = tok * (p->sh.kd + p->sh.vd) * kvrep * ACT_BYTES;
+		double kvb = tok * (c->kd + c->vd) * kvrep * ACT_BYTES;
 		double step = comm_p2p(x->cpr_l, kvb);
 		double comm_f = (r - 1) * step;
 		double comm_b = 2 * comm_f;
-		o->cp_f = fmax(0, comm_f - p->core.f * (r - 1) / r) + step;
-		o->cp_b = fmax(0, comm_b - p->core.b * (r - 1) / r) + step;
+		o->cp_f = fmax(0, comm_f - c->core_f * (r - 1) / r) + step;
+		o->cp_b = fmax(0, comm_b - c->core_b * (r - 1) / r) + step;
 	}
 	if (u > 1) {
 		/* Ulysses: all-to-all of Q, K, V before and of the output after attention */
-		double dims = kvrep > 1 ? p->sh.qd + (p->sh.kd + p->sh.vd) * kvrep + p->sh.od :
-			p->sh.qd + p->sh.kd + p->sh.vd + p->sh.od;
+		double dims = kvrep > 1 ? c->qd + (c->kd + c->vd) * kvrep + c->od : c->qd + c->kd + c->vd + c->od;
 		double vol = tok * dims * ACT_BYTES;
 		double a2a = comm_alltoall(x->cpu_l, u, vol);
 		o->cp_f += a2a;
@@ -116,8 +118,16 @@ void lcomm_price(const cost_ctx *x, const layer_parts *p, layer_cost *o)
 		tp_comm(x, p, o);
 	/* the CP ranks share an encoder's images out whole: attention stays within an image,
 	 * so no K/V crosses the group (strategy.c asks cp to divide the micro-batch's images) */
-	if (x->s->cp > 1 && p->sh.causal)
-		cp_comm(x, p, o);
+	lcomm_cp *c = &o->cp_in;
+	c->on = x->s->cp > 1 && p->sh.causal;
+	c->kv_l = p->sh.kv_l;
+	c->qd = p->sh.qd;
+	c->kd = p->sh.kd;
+	c->vd = p->sh.vd;
+	c->od = p->sh.od;
+	c->core_f = p->core.f;
+	c->core_b = p->core.b;
+	lcomm_cp_price(x, o);
 	if (p->sh.moe)
 		ep_comm(x, p, o);
 }
