@@ -86,3 +86,12 @@ cluster_t fixture_cluster(void)
 	c.eff_set = 1;
 	return c;
 }
+
+void fixture_model(model_t *m, const model_config *c)
+{
+	char why[256];
+	if (model_from_config(m, c, why, sizeof why)) {
+		printf("  model_from_config: %s\n", why);
+		exit(1);
+	}
+}

@@ -25,5 +25,7 @@ int fixture_presets(const paths_t *paths, const char *kind, char (*names)[128], 
  * cannot move the figures a test compares; no SM count (the GEMM roll-off of the smallest
  * dimension) and default host links. */
 cluster_t fixture_cluster(void);
+/* Build m from config c, or print why not and exit(1). */
+void fixture_model(model_t *m, const model_config *c);
 
 #endif

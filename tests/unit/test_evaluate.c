@@ -29,15 +29,6 @@ static cluster_t fixed_cluster(void)
 	return fixture_cluster();
 }
 
-static void build(model_t *m, const model_config *c)
-{
-	char why[256];
-	if (model_from_config(m, c, why, sizeof why)) {
-		printf("  model_from_config: %s\n", why);
-		exit(1);
-	}
-}
-
 /* GPT-3 175B as in Korthikanti et al. 2022 Table 1/2: h=12288, a=96, 96 layers, vocab 51200,
  * GELU MLP of 4h, dropout 0.1 on attention probabilities and hidden states. */
 static void gpt3(model_t *m)
@@ -54,7 +45,7 @@ static void gpt3(model_t *m)
 	c.tied = true;
 	c.hidden_dropout = 0.1;
 	c.attention_dropout = 0.1;
-	build(m, &c);
+	fixture_model(m, &c);
 }
 
 /* A Llama-3-8B-shaped dense model (SwiGLU, GQA 32/8, untied), no dropout. */
@@ -70,7 +61,7 @@ static void llama8b(model_t *m)
 	c.kv_heads = 8;
 	c.vocab = 128256;
 	c.gated = true;
-	build(m, &c);
+	fixture_model(m, &c);
 }
 
 /* A Mixtral-8x7B-shaped MoE (8 experts, top-2). */
@@ -88,7 +79,7 @@ static void mixtral(model_t *m)
 	c.gated = true;
 	c.experts = 8;
 	c.topk = 2;
-	build(m, &c);
+	fixture_model(m, &c);
 }
 
 static strategy_t strat(int dp, int tp, int pp, int gbs, int seq)
@@ -883,7 +874,7 @@ static void test_local_attention(void)
 	cfg.hidden = 4096, cfg.ffn = 14336, cfg.layers = 32, cfg.heads = 32, cfg.kv_heads = 8, cfg.vocab = 128256;
 	cfg.gated = true;
 	model_t full, win;
-	build(&full, &cfg);
+	fixture_model(&full, &cfg);
 	cluster_t c = fixed_cluster();
 	const double S = 32768, W = 4096, C = 8192, B = 8; /* gbs 8 over dp 8 */
 	strategy_t s = strat(8, 1, 1, 8, (int)S);
@@ -891,7 +882,7 @@ static void test_local_attention(void)
 		return;
 	double f_full = res.model_flops, t_full = res.step;
 	cfg.window = (int)W;
-	build(&win, &cfg);
+	fixture_model(&win, &cfg);
 	CHECK(win.nkinds == 1 && win.kind[0].window == 4096, "local: a window on every layer is one kind");
 	if (run(&win, &c, 8, &s, 0, &res, "local: window"))
 		return;
@@ -900,7 +891,7 @@ static void test_local_attention(void)
 	CHECK(res.step < t_full, "local: and the step is shorter");
 	cfg.window = 0;
 	cfg.chunk = (int)C;
-	build(&win, &cfg);
+	fixture_model(&win, &cfg);
 	if (run(&win, &c, 8, &s, 0, &res, "local: chunks"))
 		return;
 	want = 3 * 4.0 * B * S * (S - C) * 32 * 128 * 32;
@@ -908,7 +899,7 @@ static void test_local_attention(void)
 	/* a window at least the sequence changes nothing */
 	cfg.chunk = 0;
 	cfg.window = (int)S;
-	build(&win, &cfg);
+	fixture_model(&win, &cfg);
 	strategy_t s2 = strat(8, 1, 1, 8, 32768);
 	memset(&res, 0, sizeof res);
 	memset(&res2, 0, sizeof res2);
@@ -920,7 +911,7 @@ static void test_local_attention(void)
 	cfg.local_listed = true;
 	for (int l = 0; l < 32; l += 2)
 		cfg.local[l / 8] |= (uint8_t)(1u << (l % 8));
-	build(&win, &cfg);
+	fixture_model(&win, &cfg);
 	CHECK(win.nkinds == 2 && win.nruns == 32 && win.kind[win.run[0].kind].window == 4096 &&
 			win.kind[win.run[1].kind].window == 0, "local: listed layers get a local kind of their own, alternating");
 	if (run(&win, &c, 8, &s, 0, &res, "local: listed"))
@@ -943,7 +934,7 @@ static void test_rc_modules(void)
 	cfg.experts = 8, cfg.topk = 2, cfg.moe_ffn = 512, cfg.shared = 1;
 	cfg.q_lora = 256, cfg.kv_lora = 128, cfg.qk_nope = 64, cfg.qk_rope = 32, cfg.v_head = 64;
 	model_t m;
-	build(&m, &cfg);
+	fixture_model(&m, &cfg);
 	cluster_t c = fixed_cluster();
 	strategy_t s = strat(8, 1, 1, 8, 2048);
 	int k = model_layer_kind(&m, 0);

@@ -17,15 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void build(model_t *m, const model_config *c)
-{
-	char why[256];
-	if (model_from_config(m, c, why, sizeof why)) {
-		printf("  model_from_config: %s\n", why);
-		exit(1);
-	}
-}
-
 /* A Llama-3-8B-shaped dense model: 32 heads of 128, 8 key/value heads. */
 static void llama8b(model_t *m)
 {
@@ -34,7 +25,7 @@ static void llama8b(model_t *m)
 	snprintf(c.name, sizeof c.name, "llama-like 8B");
 	c.hidden = 4096, c.ffn = 14336, c.layers = 32, c.heads = 32, c.kv_heads = 8, c.vocab = 128256;
 	c.gated = true;
-	build(m, &c);
+	fixture_model(m, &c);
 }
 
 /* A Mixtral-8x7B-shaped MoE: 8 experts of 14336, top-2, every layer. */
@@ -46,7 +37,7 @@ static void mixtral(model_t *m)
 	c.hidden = 4096, c.ffn = 14336, c.layers = 32, c.heads = 32, c.kv_heads = 8, c.vocab = 32000;
 	c.gated = true;
 	c.experts = 8, c.topk = 2;
-	build(m, &c);
+	fixture_model(m, &c);
 }
 
 static strategy_t strat(int dp, int tp, int cp, int seq)
