@@ -54,10 +54,12 @@ keys Tab
 tcheck "Tab completes a directory with its /" wait_for ":e tests/golden/"
 keys Escape
 typed ":set e"
+wait_until eval 'last_line | grep -q ":set e"'
 keys Tab
+wait_until eval 'last_line | grep -Eq ":set e[a-z_]*"'
 keys Tab
 tcheck "Tab on several matches: the common prefix, then Tab steps through them" \
-    eval 'last_line | grep -Eq ":set e[a-z_]+="'
+    wait_until eval 'last_line | grep -Eq ":set e[a-z_]+="'
 keys Escape
 
 # --- type to filter in the pickers
