@@ -145,6 +145,13 @@ static void unpreview(tui_app *a, tui_cands *c)
 	a->msg_kind = MSG_NONE;
 }
 
+const plan_t *tui_preview_user_plan(const tui_app *a)
+{
+	if (a->mode == MODE_REVIEW && a->review) /* an ILP plan on trial, not yet kept */
+		return &a->review->before;
+	return a->mode == MODE_PREVIEW && a->cands && a->cands->before ? a->cands->before : a->plan;
+}
+
 void tui_preview_key(tui_app *a, int key)
 {
 	tui_cands *c = a->cands;

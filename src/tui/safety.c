@@ -61,7 +61,7 @@ int tui_recover_write(tui_app *a, char *path, size_t n, char *err, size_t errlen
 		snprintf(err, errlen, "no place for a recovery file");
 		return -1;
 	}
-	return plan_save(a->plan, path, a->paths, err, errlen);
+	return plan_save(tui_preview_user_plan(a), path, a->paths, err, errlen);
 }
 
 void tui_recover_forget(tui_app *a)

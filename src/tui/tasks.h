@@ -108,6 +108,9 @@ void tui_cands_rows(tui_cands *c);
 void tui_cands_key(tui_app *a, int key);
 /* MODE_PREVIEW: the panes show the selected candidate; Enter applies, Esc goes back. */
 void tui_preview_key(tui_app *a, int key);
+/* The user's own plan: during a candidate's preview or an ILP plan's trial the one they
+ * replaced, else the plan on screen (what a recovery file must keep). */
+const plan_t *tui_preview_user_plan(const tui_app *a);
 /* Short text of a strategy for the table: "dp32 tp2 pp2 cp4 z2 mbs1 sel zb-v". */
 void tui_strategy_text(const strategy_t *s, const model_t *m, char *out, size_t n);
 
