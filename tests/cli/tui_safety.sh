@@ -165,6 +165,43 @@ keys q
 wait_exit
 check "no unsaved changes: q quits at once, exit 0" [ "$EXIT_RC" = 0 ]
 
+# --- SIGHUP while a search candidate is previewed: the recovery file keeps the user's
+# plan (their unsaved gpipe), not the candidate the panes show
+cp "$T/a.orig" c.yaml
+tui_start 80 24 -- c.yaml
+wait_for "Timeline"
+typed ":set schedule=gpipe"
+keys Enter
+tcheck "preview: the user's edit" wait_for "schedule 1f1b → gpipe"
+keys s
+tcheck "preview: the search table" wait_for "vs cur"
+keys v
+tcheck "preview: the panes show the candidate" wait_for "Enter applies"
+pid=$(pgrep -P "$(tm display -p -t "$S" '#{pane_pid}')" | head -n 1)
+kill -HUP "$pid"
+tcheck "SIGHUP in preview: exits" wait_exit
+check "SIGHUP in preview: .c.yaml.strata-recover" [ -s "$T/w/.c.yaml.strata-recover" ]
+check "SIGHUP in preview: the recovery file has the user's gpipe, not the candidate" \
+    grep -Eq "schedule: gpipe" "$T/w/.c.yaml.strata-recover"
+check "SIGHUP in preview: c.yaml untouched" cmp -s c.yaml "$T/a.orig"
+rm -f "$T/w/.c.yaml.strata-recover"
+
+# --- the same while an ILP plan is on trial (i): the recovery file has no ILP split
+cp "$T/a.orig" c.yaml
+tui_start 80 24 -- c.yaml
+wait_for "Timeline"
+typed ":set schedule=gpipe"
+keys Enter
+wait_for "schedule 1f1b → gpipe"
+keys i
+tcheck "ILP trial: keep or discard" wait_for "Enter/y keeps"
+pid=$(pgrep -P "$(tm display -p -t "$S" '#{pane_pid}')" | head -n 1)
+kill -HUP "$pid"
+tcheck "SIGHUP in an ILP trial: exits" wait_exit
+check "SIGHUP in an ILP trial: the user's plan (gpipe, no ILP stage_layers)" \
+    eval 'grep -Eq "schedule: gpipe" "$T/w/.c.yaml.strata-recover" && ! grep -q stage_layers "$T/w/.c.yaml.strata-recover"'
+rm -f "$T/w/.c.yaml.strata-recover"
+
 # --- Ctrl-C without changes leaves nothing
 tui_start 80 24 -- a.yaml
 wait_for "Timeline"
