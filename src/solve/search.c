@@ -123,8 +123,9 @@ static int outer(search_space *sp, int nthreads, search_result *r, search_cand *
 		w[i].kinds = malloc(SEARCH_KINDS * sizeof *w[i].kinds);
 		w[i].kinds_key = malloc(SEARCH_KINDS * sizeof *w[i].kinds_key);
 		w[i].kinds_ok = calloc(SEARCH_KINDS, 1);
+		w[i].colsum = calloc(SEARCH_COLSUMS, sizeof *w[i].colsum);
 		if (!w[i].r || !w[i].heap.c || !w[i].unit_best.c || !w[i].col || !w[i].kinds || !w[i].kinds_key ||
-				!w[i].kinds_ok)
+				!w[i].kinds_ok || !w[i].colsum)
 			goto done;
 	}
 	/* Three rounds, each with the threshold the rounds before left: a sample of every
@@ -210,6 +211,7 @@ done:
 		free(w[i].kinds);
 		free(w[i].kinds_key);
 		free(w[i].kinds_ok);
+		free(w[i].colsum);
 	}
 	free(w);
 	free(tid);

@@ -56,6 +56,19 @@ typedef struct {
 	double m;                  /* micro-batches per step */
 } search_col;
 
+/* The part of a bound-table column that depends on neither dp nor pp, per eval_kinds_same
+ * class: the embedding, head and layer time of one micro-batch's forward and backward (base)
+ * and its recompute by mode, summed as fill_col sums them; and the P2P time of one
+ * transfer by the pipeline link (0 in the scale-up domain, 1 on the network; NAN until
+ * priced), the only other term a column reads. */
+typedef struct {
+	eval_kinds_key key;
+	double base, rc[RC_COUNT], p2p[2];
+	int ok;
+} search_colsum;
+
+#define SEARCH_COLSUMS 65536 /* entries of a worker's column-sum cache (a power of 2; 6 MB) */
+
 /* The prepared space, shared read-only by the threads (but for the counters). */
 typedef struct {
 	const search_job *job;
@@ -100,6 +113,7 @@ typedef struct {
 	eval_kinds *kinds;         /* layer-kind costs by eval_kinds_same class (search_eval) */
 	eval_kinds_key *kinds_key; /* the class each entry was priced for */
 	unsigned char *kinds_ok;   /* entry filled */
+	search_colsum *colsum;     /* bound-table sums by eval_kinds_same class (fill_col) */
 	int caller;                /* runs on the caller's thread: reports progress */
 } search_worker;
 

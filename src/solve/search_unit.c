@@ -30,6 +30,7 @@
  * heaps' key, and since it bounds nothing the time bound is off (sp->bound). */
 #include "solve/search_int.h"
 #include "core/framework.h"
+#include "core/cost/comm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -41,15 +42,17 @@
  * schedule, so every device split and schedule of a (tp, cp, ep, etp, micro-batch, sp, ...)
  * reuses them, in the bound tables (fill_col) and in the evaluations (search_eval). A
  * direct-mapped cache per worker. */
-static uint32_t kinds_slot(const eval_kinds_key *key)
+static uint32_t kinds_hash(const eval_kinds_key *key)
 {
 	/* a multiplicative hash over the key's 64-bit words (its padding is zeroed) */
 	uint64_t words[(sizeof *key + 7) / 8] = {0}, x = 0;
 	memcpy(words, key, sizeof *key);
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
 		x = (x ^ words[i]) * 0x9E3779B97F4A7C15ull, x ^= x >> 29;
-	return (uint32_t)(x >> 32) & (SEARCH_KINDS - 1);
+	return (uint32_t)(x >> 32);
 }
+
+static uint32_t kinds_slot(const eval_kinds_key *key) { return kinds_hash(key) & (SEARCH_KINDS - 1); }
 
 static const eval_kinds *worker_kinds(search_worker *w, const strategy_t *s)
 {
@@ -147,15 +150,20 @@ double search_hook_key(search_space *sp, const strategy_t *s, const eval_result 
 
 /* Fill one column from the per-layer costs of s (a 1F1B, vpp 1, no-recompute, ZeRO-0
  * stand-in: the most permissive strategy of the column). */
-static void fill_col(search_worker *w, strategy_t *s, eval_costs *ec, search_col *c)
+/* Price the dp- and pp-independent sums of s's column into e (its class's entry), and the
+ * P2P of s's pipeline link when s has stages to send between. */
+static void colsum_price(search_worker *w, strategy_t *s, eval_costs *ec, search_colsum *e, int link)
 {
-	const search_job *j = w->sp->job;
-	const model_t *m = j->model;
-	c->ok = !strat_validate(s, m, j->cluster, j->devices, NULL, 0) && s->pp <= EVAL_MAX_STAGES;
-	if (!c->ok)
-		return;
-	eval_costs_kinds(m, j->cluster, s, 0, worker_kinds(w, s), 0, ec);
-	double mb = ec->microbatches, p = s->pp;
+	const model_t *m = w->sp->job->model;
+	eval_costs_kinds(m, w->sp->job->cluster, s, 0, worker_kinds(w, s), 0, ec);
+	if (s->pp > 1)
+		e->p2p[link] = ec->p2p;
+	if (e->ok)
+		return; /* only this link's P2P was missing */
+	e->ok = 1;
+	e->p2p[!link] = NAN;
+	if (s->pp <= 1)
+		e->p2p[link] = NAN;
 	double base = ec->emb_fwd + ec->emb_bwd + ec->head_fwd + ec->head_bwd;
 	double rc[RC_COUNT] = {0, 0, 0};
 	int l = 0;
@@ -176,15 +184,37 @@ static void fill_col(search_worker *w, strategy_t *s, eval_costs *ec, search_col
 		l += n;
 	}
 	s->recompute = RC_NONE;
-	c->a = mb * base / p;
+	e->base = base;
 	for (int mode = 0; mode < RC_COUNT; mode++)
-		c->r[mode] = mb * rc[mode] / p;
-	c->pv = p > 1 ? mb * 2.0 * ec->p2p : 0; /* per virtual stage: p chunks x send+receive / p */
-	c->m = ec->microbatches;
+		e->rc[mode] = rc[mode];
 }
 
-/* The unit's bound table; returns the number of usable columns. mins[rc] gets the least
- * a + r[rc] over columns and *pvmin the least pv, for bounding whole subtrees. */
+/* One column of a unit's bound table. Its sums depend on the layer-kind class alone (the
+ * batch, the recompute ranges and the job's fixed fields are the search's), so the
+ * column-sum cache prices each class once for every device split that meets it. */
+static void fill_col(search_worker *w, strategy_t *s, eval_costs *ec, search_col *c)
+{
+	const search_job *j = w->sp->job;
+	c->ok = !strat_validate(s, j->model, j->cluster, j->devices, NULL, 0) && s->pp <= EVAL_MAX_STAGES;
+	if (!c->ok)
+		return;
+	eval_kinds_key key = eval_kinds_key_of(s);
+	search_colsum *e = &w->colsum[kinds_hash(&key) & (SEARCH_COLSUMS - 1)];
+	int link = !comm_pp_in_domain(j->cluster, s);
+	if (!e->ok || memcmp(&e->key, &key, sizeof key)) {
+		e->ok = 0;
+		e->key = key;
+		colsum_price(w, s, ec, e, link);
+	} else if (s->pp > 1 && isnan(e->p2p[link])) {
+		colsum_price(w, s, ec, e, link);
+	}
+	double mb = strat_microbatches(s), p = s->pp;
+	c->a = mb * e->base / p;
+	for (int mode = 0; mode < RC_COUNT; mode++)
+		c->r[mode] = mb * e->rc[mode] / p;
+	c->pv = p > 1 ? mb * 2.0 * e->p2p[link] : 0; /* per virtual stage: p chunks x send+receive / p */
+	c->m = mb;
+}
 static int fill_table(search_worker *w, const search_unit *u, const search_lists *L, double *mins, double *pvmin)
 {
 	const search_space *sp = w->sp;

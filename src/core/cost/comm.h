@@ -171,11 +171,17 @@ static inline double comm_p2p(comm_link l, double bytes)
 
 /* The link between pipeline neighbours: they sit tp*cp*dp ranks apart, so they share a
  * domain only when two such blocks fit in one (small jobs, or large domains). */
+/* 1 when neighbouring pipeline stages share a scale-up domain (pp is outermost: stages are
+ * tp x cp x dp ranks apart), so P2P runs on the domain's links. */
+static inline int comm_pp_in_domain(const cluster_t *c, const strategy_t *s)
+{
+	return comm_in_domain(c, 2, (long long)s->tp * s->cp * s->dp);
+}
+
 static inline comm_link comm_pp_link(const cluster_t *c, const strategy_t *s)
 {
 	comm_link l;
-	long long pp_stride = (long long)s->tp * s->cp * s->dp;
-	if (comm_in_domain(c, 2, pp_stride)) {
+	if (comm_pp_in_domain(c, s)) {
 		l.bw = cluster_domain_group_gbps(c, 2) * 1e9 * c->eff.coll_intra;
 		l.chan = l.bw / COMM_INTRA_CHANNELS;
 		l.lat = 2e-6;
