@@ -186,5 +186,8 @@ int eval_costs_get(const model_t *m, const cluster_t *c, int devices, const stra
  * search's bound reads no per-stage figure). */
 void eval_costs_kinds(const model_t *m, const cluster_t *c, const strategy_t *s, double budget_gib,
 		const eval_kinds *k, int inflight, eval_costs *o);
+/* Only the time fields of eval_costs_kinds (counts, layer-kind tables, embedding, head and
+ * P2P), the same bits; the memory fields are left as they were (the search's bound). */
+void eval_costs_time(const model_t *m, const cluster_t *c, const strategy_t *s, const eval_kinds *k, eval_costs *o);
 
 #endif

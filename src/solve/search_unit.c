@@ -155,7 +155,7 @@ double search_hook_key(search_space *sp, const strategy_t *s, const eval_result 
 static void colsum_price(search_worker *w, strategy_t *s, eval_costs *ec, search_colsum *e, int link)
 {
 	const model_t *m = w->sp->job->model;
-	eval_costs_kinds(m, w->sp->job->cluster, s, 0, worker_kinds(w, s), 0, ec);
+	eval_costs_time(m, w->sp->job->cluster, s, worker_kinds(w, s), ec);
 	if (s->pp > 1)
 		e->p2p[link] = ec->p2p;
 	if (e->ok)
