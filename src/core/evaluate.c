@@ -374,7 +374,7 @@ void eval_kinds_get(const model_t *m, const cluster_t *c, const strategy_t *s, e
 void eval_kinds_resplit(const model_t *m, const cluster_t *c, const strategy_t *s, eval_kinds *k)
 {
 	cost_ctx x;
-	ctx_init(&x, m, c, s);
+	ctx_init_cp(&x, m, c, s);
 	for (int i = 0; i < k->nkinds; i++)
 		lcomm_cp_price(&x, &k->kc[i]);
 }

@@ -67,13 +67,14 @@ check "1024 layers, pp 16: optimal" grep -q '^optimal' <(status)
 
 timed "4096 layers, pp 256, tp 1" $((1000 * slow)) 300 -m "$T/dsv3-4096.yaml" -c h800 -n 4096 --tp 1 --pp 256 \
     --ep 16 --mbs 1 --gbs 4096 --seq 4096
-# (under the sanitizers on a loaded machine the proof can outlast the stretched limit: a
-# timeout is then the limit holding, which the line above checks)
-if [ "$san" = 1 ] && grep -q '^timeout' <(status); then
-    skip "4096 layers, pp 256, tp 1: status infeasible" "sanitized build hit the time limit first"
-else
-    check "4096 layers, pp 256, tp 1: status infeasible" grep -q '^infeasible' <(status)
+# On a loaded machine (or under the sanitizers) the proof can outlast the 1 s limit: a
+# timeout is then the limit holding, which the line above checks, and the proof itself is
+# checked again with room to finish.
+if grep -q '^timeout' <(status); then
+    "$STRATA" ilp -m "$T/dsv3-4096.yaml" -c h800 -n 4096 --tp 1 --pp 256 --ep 16 --mbs 1 --gbs 4096 \
+        --seq 4096 --time-limit 60000 --json >"$OUT" 2>"$ERR" </dev/null
 fi
+check "4096 layers, pp 256, tp 1: status infeasible" grep -q '^infeasible' <(status)
 
 timed "4096 layers, pp 256" 1000 300 -m "$T/dsv3-4096.yaml" -c h800 -n 32768 --tp 8 --pp 256 --ep 128 \
     --gbs 4096 --seq 4096

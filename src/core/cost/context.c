@@ -3,13 +3,31 @@
 #include "core/cost/context.h"
 #include "core/cost/memory.h"
 
-void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_t *s)
+#include <string.h>
+
+/* The fields the CP split's communication reads (lcomm_cp_price): the micro-batch, the
+ * sequence, the Ulysses degree and the links of its two groups. */
+static void ctx_cp(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_t *s)
 {
 	x->m = m;
 	x->c = c;
 	x->s = s;
 	x->b = s->micro_batch;
 	x->seq = s->seq;
+	x->cp_u = strat_cp_ulysses(s);
+	x->cpu_l = comm_group(c, x->cp_u, s->tp);
+	x->cpr_l = comm_group(c, s->cp / x->cp_u, s->tp * x->cp_u);
+}
+
+void ctx_init_cp(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_t *s)
+{
+	memset(x, 0, sizeof *x);
+	ctx_cp(x, m, c, s);
+}
+
+void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_t *s)
+{
+	ctx_cp(x, m, c, s);
 	x->tok = x->b * s->seq / s->cp;
 	x->sp_div = (s->sp && s->tp > 1) ? s->tp : 1;
 	x->tok_sp = x->tok / x->sp_div;
@@ -25,9 +43,6 @@ void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_
 	x->tp_l = comm_group(c, s->tp, 1);
 	x->cp_l = comm_group(c, s->cp, s->tp);
 	x->ep_l = comm_group(c, s->ep, s->etp);
-	x->cp_u = strat_cp_ulysses(s);
-	x->cpu_l = comm_group(c, x->cp_u, s->tp);
-	x->cpr_l = comm_group(c, s->cp / x->cp_u, s->tp * x->cp_u);
 	x->moe_rep = strat_moe_replica(s, model_max_experts(m));
 	x->tp_exp = s->tp_overlap ? 1 - c->eff.tp_overlap : 1;
 	x->fw = fw_run_caps(s);

@@ -56,6 +56,9 @@ typedef struct {
 
 /* Fill x for evaluating strategy s of model m on cluster c. */
 void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_t *s);
+/* Only what the CP split's communication reads (lcomm_cp_price), the rest zeroed: USP
+ * variants of priced layer kinds (eval_kinds_resplit). */
+void ctx_init_cp(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_t *s);
 /* The context layer kind k is priced in: x itself, or for a vision-encoder kind a copy in
  * *buf that sees each image as a sequence of its own (seq = enc_tokens, micro-batch b x
  * images per sample; the CP group shares the images out, see layer_comm.c). */
