@@ -33,8 +33,8 @@ passed the free (recordStream); K is how many layers the host runs ahead of the 
 before that happens. 0 (the default) leaves it out.
 
 Usage: scripts/alloc_sim.py [--steps N] [--nccl-lag K] [--context GIB] CASE.yaml...
-Cases with pp > 1 are skipped (the pipeline schedules are not replayed). Exit status 0,
-or 2 on a usage or file error.
+With pp > 1 it replays the first stage (embedding and its layers) under 1F1B. Exit status
+0, or 2 on a usage or file error.
 """
 import bisect
 import sys
@@ -208,35 +208,58 @@ def backward_layer(k, l, C, Ct, S, lp, x_in):
     k.drop(x_in)
 
 
-def simulate(h, L, a, t, b, s, vocab, dp, steps=3, lag=0):
-    """Peak allocated and reserved GiB of `steps` training steps."""
+def simulate(h, L, a, t, b, s, vocab, dp, pp=1, m=1, steps=3, lag=0):
+    """Peak allocated and reserved GiB of the first pipeline stage over `steps` steps of m
+    micro-batches under 1F1B (Megatron's forward_backward_pipelining for pp > 1, one
+    forward and backward after the other for pp = 1)."""
     k = Step(t, lag)
     C = 2 * s * b * h
     Ct, S = C // t, 2 * b * (a // t) * s * s
     vp = -(-vocab // (128 * t)) * 128 * t  # --make-vocab-size-divisible-by 128, times TP
     vt = vp // t
     logits = s * b * vt
+    ls = L // pp
     lp = layer_params(h, t)
-    params = [(l, i, n) for l in range(L) for i, n in enumerate(lp)]
-    params += [('e', i, n) for i, n in enumerate([vt * h, s * h, h, h])]
+    params = [(l, i, n) for l in range(ls) for i, n in enumerate(lp)]
+    ends = [vt * h, s * h] + ([h, h] if pp == 1 else [])  # embeddings; final norm if last
+    params += [('e', i, n) for i, n in enumerate(ends)]
     for p in params:
         k.new(('w', p), 2 * p[2])
     for p in params:
         k.new(('main', p), 4 * p[2])
-    for step in range(steps):
-        k.new(('x', -1), C)
-        for l in range(L):
+
+    def forward(j):
+        k.new(('x', j, -1), C)
+        for l in range(ls):
             k.layer_done()
-            forward_layer(k, C, Ct, S, ('x', l))
-        k.new('lnf', C); k.new('lg16', 2 * logits); k.new('lg32', 4 * logits); k.drop('lg16')
-        k.new('g_lg16', 2 * logits); k.drop('lg32')
-        if ('g', ('e', 0)) not in k.live:
-            k.new(('g', ('e', 0)), 2 * vt * h)
-        k.new('g_lnf', C); k.drop('g_lg16'); k.new('gy', C); k.drop('g_lnf', 'lnf')
-        for l in reversed(range(L)):
+            forward_layer(k, C, Ct, S, ('x', j, l))
+        if pp == 1:
+            k.new('lnf', C); k.new('lg16', 2 * logits); k.new('lg32', 4 * logits)
+            k.drop('lg16')
+
+    def backward(j):
+        if pp == 1:
+            k.new('g_lg16', 2 * logits); k.drop('lg32')
+            if ('g', ('e', 0)) not in k.live:
+                k.new(('g', ('e', 0)), 2 * vt * h)
+            k.new('g_lnf', C); k.drop('g_lg16'); k.new('gy', C); k.drop('g_lnf', 'lnf')
+        else:
+            k.new('gy', C)  # the gradient received from the next stage
+        k.drop(('x', j, ls - 1))  # the stage output, kept for its backward
+        for l in reversed(range(ls)):
             k.layer_done()
-            backward_layer(k, l, C, Ct, S, lp, ('x', l - 1))
+            backward_layer(k, l, C, Ct, S, lp, ('x', j, l - 1))
         k.drop('gy')
+
+    warm = min(pp - 1, m)
+    for step in range(steps):
+        for j in range(warm):
+            forward(j)
+        for i in range(m - warm):
+            forward(warm + i)
+            backward(i)
+        for i in range(m - warm, m):
+            backward(i)
         k.layer_done(flush=True)
         for p in params:
             if ('g', p) not in k.live:
@@ -260,10 +283,10 @@ def case_args(path):
     with open(path) as f:
         c = yaml.safe_load(f)
     m, st = c['model'], c['strategy']
-    if st.get('pp', 1) != 1:
-        return None, c
+    pp = st.get('pp', 1)
+    mb = st['global_batch'] // (st['micro_batch'] * st['dp'])
     return (m['hidden_size'], m['num_hidden_layers'], m['num_attention_heads'], st['tp'],
-            st['micro_batch'], st['seq_length'], m['vocab_size'], st['dp']), c
+            st['micro_batch'], st['seq_length'], m['vocab_size'], st['dp'], pp, mb), c
 
 
 def main(argv):
@@ -297,9 +320,6 @@ def main(argv):
             return 2
     print(f"{'case':40s} {'alloc':>7s} {'reserved':>8s} {'reserve':>8s} {'+context':>8s} {'measured':>8s}")
     for args, c in cases:
-        if args is None:
-            print(f"{c['id']:40s} skipped: pp > 1")
-            continue
         pa, pr = simulate(*args, steps=steps, lag=lag)
         meas = c.get('expect', {}).get('peak_mem_gib', 0)
         print(f"{c['id']:40s} {pa:7.2f} {pr:8.2f} {100 * (pr / pa - 1):7.0f}% {pr + ctx:8.2f} {meas:8.2f}")
