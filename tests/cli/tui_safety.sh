@@ -156,7 +156,7 @@ check "SIGHUP: .b.yaml.strata-recover" [ -s "$T/w/.b.yaml.strata-recover" ]
 tui_start 80 24 -- b.yaml
 tcheck "restart after SIGHUP: offers it" wait_for "interrupted session are in"
 keys j
-check "the offer takes no key: j moves the selection" eval 'screen | grep -Eq "▸  tp"'
+tcheck "the offer takes no key: j moves the selection" wait_until eval 'screen | grep -Eq "▸  tp"'
 typed ":recover delete"
 keys Enter
 tcheck ":recover delete: deleted" wait_for "deleted"

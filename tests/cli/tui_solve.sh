@@ -30,7 +30,7 @@ check "i: the progress line says Esc cancels" eval 'screen | grep -Fq "Esc cance
 keys l
 tcheck "i: keys that change the plan wait while it runs" wait_for "busy: the ILP is running"
 keys j
-check "i: moving between knobs still works" eval 'screen | grep -Eq "▸ +tp "'
+tcheck "i: moving between knobs still works" wait_until eval 'screen | grep -Eq "▸ +tp "'
 tcheck "i: the result: optimal, speedup over the even split" wait_for "ILP optimal, 1."
 check "i: how to keep or discard it" eval 'screen | grep -Fq "Enter/y keeps, n/Esc discards"'
 check "i: memory pane titled as the ILP plan, with layers per stage" eval 'screen | grep -Fq "ILP allocated GiB" && [ -n "$(layers)" ]'
@@ -130,7 +130,7 @@ check "s: candidates ranked, the first one selected" eval 'screen | grep -Eq "�
 check "s: under the list, the selected candidate against the plan, part by part, and its marks" \
     eval 'screen | grep -Eq "^ #1 vs the plan: step [0-9.]+ s" && screen | grep -Eq "^ compute [-+]" && screen | grep -Eq "^ (! unvalidated: |validated regimes)"'
 keys j
-check "j: the second row selected" eval 'screen | grep -Eq "▸ +2[! ][+0-9 ]{2} dp" && screen | grep -Eq "^ #2 vs the plan: "'
+tcheck "j: the second row selected" wait_until eval 'screen | grep -Eq "▸ +2[! ][+0-9 ]{2} dp" && screen | grep -Eq "^ #2 vs the plan: "'
 keys k Enter
 tcheck "Enter: candidate #1 applied" wait_for "applied candidate #1"
 check "Enter: the knobs changed (tp $tp0 -> $(knob tp))" [ "$(knob tp)" != "$tp0" ]

@@ -73,9 +73,9 @@ tcheck "Enter in the preview: applied" wait_for "applied candidate #1"
 # ---- 200x60: the why pane, per-stage numbers, tall lanes --------------------------------------
 tui_start 200 60 -- -m llama3-70b -n 64 --tp 16 --pp 4 --gbs 128
 wait_for "Timeline"
-check "200x60: the why pane" eval 'screen | grep -Fq " Why is it slow"'
-check "200x60: the first loss and its fix on the next line" \
-    eval 'screen | grep -Fq "1. tp 16 spans 2 nodes" && screen | grep -Eq "^ +-> tp 8, dp twice as wide: -[0-9]+ % step"'
+tcheck "200x60: the why pane" wait_for " Why is it slow"
+tcheck "200x60: the first loss and its fix on the next line" \
+    wait_until eval 'screen | grep -Fq "1. tp 16 spans 2 nodes" && screen | grep -Eq "^ +-> tp 8, dp twice as wide: -[0-9]+ % step"'
 check "200x60: the placement line" eval 'screen | grep -Fq "placement, 8 per node: TP 16 across 2 nodes"'
 check "200x60: per-stage numbers in the memory pane" \
     eval 'screen | grep -Eq "s0 .* 20 layers +4\.0 in flight +W +[0-9.]+ G +[0-9.]+ O +[0-9.]+ A +[0-9.]+"'
