@@ -278,9 +278,8 @@ static int check_degrees(const strategy_t *s, int devices, char *why, size_t n)
 	int dp, gb;
 	if ((s->dp == 0 || s->global_batch == 0) && resolved(s, devices, &dp, &gb, why, n))
 		return -1;
-	/* the common case in one test; the table names the first offender otherwise */
 	int all_pos = s->dp > 0 && s->tp > 0 && s->pp > 0 && s->vpp > 0 && s->cp > 0 && s->ep > 0 && s->etp > 0 &&
-			s->micro_batch > 0 && s->global_batch > 0 && s->seq > 0;
+			s->micro_batch > 0 && s->global_batch > 0 && s->seq > 0; /* else the table names one */
 	for (size_t i = 0; !all_pos && i < sizeof deg / sizeof deg[0]; i++) {
 		int v;
 		memcpy(&v, (const char *)s + deg[i].off, sizeof v);

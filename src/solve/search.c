@@ -745,6 +745,9 @@ int search_explain(const search_job *job, const pin_set *pins, const search_opts
 	 * recomputation their framework cannot run) while a slower candidate can; explaining is
 	 * rare, so it looks further than the search's default four */
 	q.refine = pins && pin_needs_ilp(pins) ? 32 : 1;
+	/* and gives those refinements room: a cut budget would blame the wrong pin */
+	if (!q.ilp_budget_ms)
+		q.ilp_budget_ms = 10 * SEARCH_ILP_BUDGET_MS;
 	q.ref_step = 0;
 	q.progress = NULL;
 	char reason[SEARCH_WHY];
