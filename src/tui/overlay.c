@@ -40,6 +40,7 @@ static const char *const knob_gloss[KNOB_COUNT] = {
 	[KNOB_SCHEDULE] = "schedule: the pipeline's order of forward and backward passes",
 	[KNOB_PRECISION] = "precision: the matrix multiplications' number format",
 	[KNOB_BUDGET] = "budget GiB: the memory a device may use (the bars' limit)",
+	[KNOB_DEVICES] = "devices: the job's accelerators; dp follows them (the search keeps them)",
 };
 /* ... and every pane and mark. */
 static const char *const pane_gloss[] = {
@@ -72,8 +73,9 @@ static void gloss_line(tui_app *a, int y, int cols, int line)
 	if (line == 1) {
 		tui_text(y, 1, cols - 1, a->attr[ROLE_HELP_KEY], "glossary: knobs");
 	} else if (line < 2 + KNOB_COUNT) {
-		tui_textf(y, 1, 16, a->attr[ROLE_HELP_KEY], "%-15s", knob_label((knob_id)(line - 2)));
-		tui_text(y, 17, cols - 17, a->attr[ROLE_NORMAL], knob_gloss[line - 2]);
+		knob_id k = knob_at(line - 2); /* in the order of the rows */
+		tui_textf(y, 1, 16, a->attr[ROLE_HELP_KEY], "%-15s", knob_label(k));
+		tui_text(y, 17, cols - 17, a->attr[ROLE_NORMAL], knob_gloss[k]);
 	} else if (line == 2 + KNOB_COUNT) {
 		tui_text(y, 1, cols - 1, a->attr[ROLE_HELP_KEY], "glossary: panes");
 	} else {

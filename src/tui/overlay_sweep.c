@@ -107,6 +107,16 @@ void tui_sweep_key(tui_app *a, int key)
 		sweep_apply(w->knob, q->value, &p->strategy, &p->devices);
 		char why[160];
 		strat_resolve(&p->strategy, p->devices, why, sizeof why);
+		/* a pinned knob stays, as with h/l: pinning devices keeps the job's count */
+		knob_job j0 = tui_app_job(a), j1 = {p->strategy, p->devices, p->budget_gib};
+		unsigned clash = tui_knobs_changed(a, &j0, &j1) & tui_app_pinned(a);
+		for (int k = 0; clash && k < KNOB_COUNT; k++)
+			if (clash & (1u << k)) {
+				tui_app_msg(a, MSG_ERROR, "sweep: %s = %ld would change %s, which is pinned (p unpins it)",
+						sweep_knob_key(w->knob), q->value, knob_label((knob_id)k));
+				free(p);
+				return;
+			}
 		char what[96];
 		snprintf(what, sizeof what, "%s = %ld from the sweep (u undoes)", sweep_knob_key(w->knob), q->value);
 		a->mode = MODE_NORMAL;

@@ -30,7 +30,7 @@ check "i: the progress line says Esc cancels" eval 'screen | grep -Fq "Esc cance
 keys l
 tcheck "i: keys that change the plan wait while it runs" wait_for "busy: the ILP is running"
 keys j
-check "i: moving between knobs still works" eval 'screen | grep -Eq "▸ +tp "'
+tcheck "i: moving between knobs still works" wait_until eval 'screen | grep -Eq "▸ +tp "'
 tcheck "i: the result: optimal, speedup over the even split" wait_for "ILP optimal, 1."
 check "i: how to keep or discard it" eval 'screen | grep -Fq "Enter/y keeps, n/Esc discards"'
 check "i: memory pane titled as the ILP plan, with layers per stage" eval 'screen | grep -Fq "ILP allocated GiB" && [ -n "$(layers)" ]'
@@ -137,7 +137,7 @@ check "Enter: the knobs changed (tp $tp0 -> $(knob tp))" [ "$(knob tp)" != "$tp0
 keys u
 tcheck "u: the candidate undone" wait_until eval '[ "$(knob tp)" = "$tp0" ]'
 # pins are kept: pin tp, search, apply
-keys g j p
+keys g j j p
 wait_for "pinned tp=8"
 keys s
 wait_for " Search "
