@@ -112,6 +112,7 @@ void tui_sweep_key(tui_app *a, int key)
 		unsigned clash = tui_knobs_changed(a, &j0, &j1) & tui_app_pinned(a);
 		for (int k = 0; clash && k < KNOB_COUNT; k++)
 			if (clash & (1u << k)) {
+				a->mode = MODE_NORMAL; /* the panes and the pin marker beside the message */
 				tui_app_msg(a, MSG_ERROR, "sweep: %s = %ld would change %s, which is pinned (p unpins it)",
 						sweep_knob_key(w->knob), q->value, knob_label((knob_id)k));
 				free(p);
@@ -130,9 +131,17 @@ void tui_overlay_sweep(tui_app *a, int rows, int cols)
 	tui_sweep *w = a->sweep;
 	erase();
 	tui_fill(0, 0, cols, a->attr[ROLE_HEADER]);
-	tui_textf(0, 0, cols, a->attr[ROLE_HEADER], " Sweep %s %s against %s %s %s on %d devices (strata sweep %s=%ld..%ld)",
-			a->g->dot, sweep_metric_name(w->metric), sweep_knob_key(w->knob), a->g->dot, a->plan->model.name,
-			a->plan->devices, sweep_knob_short(w->knob), w->spec.v[0], w->spec.v[w->spec.n - 1]);
+	/* the batch command whole: the job's name goes first when 80 columns have no room */
+	char cmd[96], title[320];
+	snprintf(cmd, sizeof cmd, "strata sweep %s=%ld..%ld", sweep_knob_short(w->knob), w->spec.v[0],
+			w->spec.v[w->spec.n - 1]);
+	snprintf(title, sizeof title, " Sweep %s %s against %s %s %s on %d devices (%s)", a->g->dot,
+			sweep_metric_name(w->metric), sweep_knob_key(w->knob), a->g->dot, a->plan->model.name,
+			a->plan->devices, cmd);
+	if (tui_width(title) > cols)
+		snprintf(title, sizeof title, " Sweep %s %s against %s %s %s", a->g->dot, sweep_metric_name(w->metric),
+				sweep_knob_key(w->knob), a->g->dot, cmd);
+	tui_text(0, 0, cols, a->attr[ROLE_HEADER], title);
 	double hi = 0;
 	for (int i = 0; i < w->spec.n; i++)
 		if (w->pt[i].valid && sweep_metric_of(&w->pt[i], w->metric) > hi)

@@ -51,7 +51,7 @@ tcheck "slots: explorer starts" wait_for "Timeline"
 keys C
 tcheck "slots: C with nothing kept says how to keep one" wait_for "a keeps the current plan in A"
 keys a
-tcheck "slots: a keeps the plan in A" wait_for "kept in A: dp 4 tp 2 pp 2"
+tcheck "slots: a keeps the plan in A" wait_for "devices, dp 4 tp 2 pp 2"
 keys j l
 wait_for "pt, peak"
 keys C
