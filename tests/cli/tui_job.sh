@@ -67,6 +67,7 @@ tui_start 120 30 -- "$G/dense.yaml"
 tcheck "vs cur: explorer starts" wait_for "Timeline"
 keys s
 tcheck "vs cur: the search table has the column" wait_for "vs cur"
+check "vs cur: 120 columns: tok/s too" eval 'screen | grep -Eq "step +MFU +tok/s +ILP +vs cur"'
 check "vs cur: the best candidate is at least as fast as the plan (+N%)" eval 'screen | grep -E "^.  1" | grep -Eq "\+[0-9]+%$"'
 keys Escape q
 wait_exit
