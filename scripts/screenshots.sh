@@ -44,8 +44,11 @@ shot() {
         sleep 0.1
     done
     if [ -n "$keys" ]; then
+        # split into key names, but no globbing: "?" would match a one-letter file name
+        set -f
         # shellcheck disable=SC2086
         tm send-keys -t "s$n" $keys
+        set +f
         sleep 0.5
     fi
     tm capture-pane -p -t "s$n" >"screenshots/$name.txt"

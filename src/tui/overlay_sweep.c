@@ -184,9 +184,18 @@ void tui_overlay_sweep(tui_app *a, int rows, int cols)
 		char t[32], tok[32];
 		units_time(q->step, t, sizeof t);
 		units_rate(q->tokens_per_s, tok, sizeof tok);
-		tui_textf(rows - 3, 0, cols, a->attr[ROLE_TITLE], " %s = %ld: step %s %s MFU %.1f%% %s %s tok/s %s peak %.1f GiB%s %s dp %d",
-				sweep_knob_key(w->knob), q->value, t, a->g->dot, 100 * q->mfu, a->g->dot, tok, a->g->dot, q->peak_gib,
-				q->fits ? "" : " (over the budget)", a->g->dot, q->dp);
+		/* the point whole: tok/s (it ranks as step does within one job) goes first when the
+		 * line is wider than the screen */
+		char rate[48], line[256];
+		for (int with_rate = 1; with_rate >= 0; with_rate--) {
+			snprintf(rate, sizeof rate, " %s %s tok/s", a->g->dot, tok);
+			snprintf(line, sizeof line, " %s = %ld: step %s %s MFU %.1f%%%s %s peak %.1f GiB%s %s dp %d",
+					sweep_knob_short(w->knob), q->value, t, a->g->dot, 100 * q->mfu, with_rate ? rate : "",
+					a->g->dot, q->peak_gib, q->fits ? "" : " (over the budget)", a->g->dot, q->dp);
+			if (tui_width(line) <= cols)
+				break;
+		}
+		tui_text(rows - 3, 0, cols, a->attr[ROLE_TITLE], line);
 	} else {
 		tui_textf(rows - 3, 0, cols, a->attr[ROLE_INVALID], " %s = %ld: %s", sweep_knob_key(w->knob), q->value, q->why);
 	}
