@@ -9,13 +9,8 @@
 # Needs tmux. Every capture waits for its text (30 s at most) and the script fails, naming
 # the view, when a view never shows it.
 set -eu
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT"
-STRATA=${STRATA:-}
-if [ -z "$STRATA" ]; then
-    make -s all
-    STRATA=$ROOT/build/strata
-fi
+# STRATA=path/to/strata uses that binary instead of building one
+. "$(dirname "$0")/_binary.sh"
 OUTDIR=$ROOT/docs/captures
 mkdir -p "$OUTDIR"
 SOCK=strata-captures-$$
