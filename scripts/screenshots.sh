@@ -7,14 +7,8 @@
 # Needs tmux; the PNGs also need a C compiler, pkg-config, libfreetype-dev, zlib1g-dev and
 # fonts-dejavu-core, and are skipped (text captures only) when those are missing.
 set -eu
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT"
 # STRATA=path/to/strata uses that binary instead of building one
-STRATA=${STRATA:-}
-if [ -z "$STRATA" ]; then
-    make -s all
-    STRATA=$ROOT/build/strata
-fi
+. "$(dirname "$0")/_binary.sh"
 mkdir -p build screenshots
 PNG=0
 if pkg-config --exists freetype2 zlib 2>/dev/null &&
@@ -44,8 +38,11 @@ shot() {
         sleep 0.1
     done
     if [ -n "$keys" ]; then
+        # split into key names, but no globbing: "?" would match a one-letter file name
+        set -f
         # shellcheck disable=SC2086
         tm send-keys -t "s$n" $keys
+        set +f
         sleep 0.5
     fi
     tm capture-pane -p -t "s$n" >"screenshots/$name.txt"

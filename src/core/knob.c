@@ -21,7 +21,24 @@ static const struct {
 	[KNOB_SEQ] = {"seq_length", "seq length"}, [KNOB_SP] = {"sp", "sp"},
 	[KNOB_RECOMPUTE] = {"recompute", "recompute"}, [KNOB_SCHEDULE] = {"schedule", "schedule"},
 	[KNOB_PRECISION] = {"precision", "precision"}, [KNOB_BUDGET] = {"budget_gib", "budget GiB"},
+	[KNOB_DEVICES] = {"devices", "devices"},
 };
+
+/* The explorer's rows: the job's devices first, dp (which follows them) next. */
+static const knob_id order[KNOB_COUNT] = {
+	KNOB_DEVICES, KNOB_DP, KNOB_TP, KNOB_PP, KNOB_VPP, KNOB_CP, KNOB_EP, KNOB_ETP, KNOB_ZERO, KNOB_MBS,
+	KNOB_GBS, KNOB_SEQ, KNOB_SP, KNOB_RECOMPUTE, KNOB_SCHEDULE, KNOB_PRECISION, KNOB_BUDGET,
+};
+
+knob_id knob_at(int row) { return row >= 0 && row < KNOB_COUNT ? order[row] : KNOB_DP; }
+
+int knob_row(knob_id k)
+{
+	for (int i = 0; i < KNOB_COUNT; i++)
+		if (order[i] == k)
+			return i;
+	return 0;
+}
 
 const char *knob_key(knob_id k) { return k < KNOB_COUNT ? info[k].key : "?"; }
 const char *knob_label(knob_id k) { return k < KNOB_COUNT ? info[k].label : "?"; }
@@ -30,6 +47,7 @@ int knob_find(const char *key)
 {
 	static const struct { const char *alias; knob_id k; } aliases[] = {
 		{"mbs", KNOB_MBS}, {"gbs", KNOB_GBS}, {"seq", KNOB_SEQ}, {"budget", KNOB_BUDGET},
+		{"n", KNOB_DEVICES},
 	};
 	for (int k = 0; k < KNOB_COUNT; k++)
 		if (!strcmp(key, info[k].key))
@@ -57,6 +75,27 @@ static int *int_field(strategy_t *s, knob_id k)
 	case KNOB_SEQ: return &s->seq;
 	default: return NULL;
 	}
+}
+
+/* A numeric knob's value (a strategy field, or the job's devices); 1 when k is numeric. */
+static int num_get(const knob_job *j, knob_id k, long long *v)
+{
+	strategy_t s = j->s;
+	int *f = int_field(&s, k);
+	if (k == KNOB_DEVICES)
+		*v = j->devices;
+	else if (f)
+		*v = *f;
+	return k == KNOB_DEVICES || f;
+}
+
+static void num_set(knob_job *j, knob_id k, long long v)
+{
+	int *f = int_field(&j->s, k);
+	if (k == KNOB_DEVICES)
+		j->devices = (int)v;
+	else if (f)
+		*f = (int)v;
 }
 
 /* Enumerated knobs: number of values, and get/set as an index. */
@@ -99,10 +138,9 @@ static double budget_of(const knob_job *j, const cluster_t *c)
 
 static void value_text(const knob_job *j, const cluster_t *c, knob_id k, int for_file, char *out, size_t n)
 {
-	strategy_t s = j->s;
-	int *f = int_field(&s, k);
-	if (f)
-		snprintf(out, n, "%d", *f);
+	long long v;
+	if (num_get(j, k, &v))
+		snprintf(out, n, "%lld", v);
 	else if (k == KNOB_BUDGET)
 		snprintf(out, n, for_file ? "%g" : "%.1f", budget_of(j, c));
 	else if (enum_count(k))
@@ -139,7 +177,7 @@ unsigned knob_rederive(knob_job *j, int k)
 {
 	strategy_t *s = &j->s;
 	unsigned changed = 0;
-	if (k < 0 || k == KNOB_TP || k == KNOB_PP || k == KNOB_CP) {
+	if (k < 0 || k == KNOB_DEVICES || k == KNOB_TP || k == KNOB_PP || k == KNOB_CP) {
 		long long mp = (long long)s->tp * s->pp * s->cp;
 		if (mp > 0 && j->devices % mp == 0 && j->devices / mp != s->dp) {
 			s->dp = (int)(j->devices / mp);
@@ -147,8 +185,10 @@ unsigned knob_rederive(knob_job *j, int k)
 		}
 	} else if (k == KNOB_DP) {
 		long long d = (long long)s->dp * s->tp * s->pp * s->cp;
-		if (d > 0 && d <= MAX_DEVICES)
+		if (d > 0 && d <= MAX_DEVICES && d != j->devices) {
 			j->devices = (int)d;
+			changed |= 1u << KNOB_DEVICES;
+		}
 	}
 	if (k == KNOB_VPP && s->vpp > 1 && s->schedule != SCHED_INTERLEAVED) {
 		s->schedule = SCHED_INTERLEAVED;
@@ -192,6 +232,17 @@ static int candidates(const model_t *m, const knob_job *j, knob_id k, long long 
 			s->global_batch / s->micro_batch : s->global_batch;
 		return per > 0 ? divisors(per, out, cap) : 0;
 	}
+	case KNOB_DEVICES: {
+		/* tp*pp*cp stays and dp follows: whole replicas, as many as divide the sequences
+		 * per step (so that stepping devices is never refused for the batch) */
+		long long mp = (long long)s->tp * s->pp * s->cp;
+		long long per = s->micro_batch > 0 && s->global_batch % s->micro_batch == 0 ?
+			s->global_batch / s->micro_batch : s->global_batch;
+		int nd = per > 0 && mp > 0 ? divisors(per, out, cap) : 0;
+		for (int i = 0; i < nd && out[i] * mp <= MAX_DEVICES; i++)
+			out[n++] = out[i] * mp;
+		return n;
+	}
 	case KNOB_TP: case KNOB_PP: case KNOB_CP: case KNOB_ETP:
 		return divisors(j->devices, out, cap);
 	case KNOB_VPP:
@@ -229,9 +280,9 @@ static int try_candidate(const model_t *m, const cluster_t *c, const knob_job *j
 		unsigned pinned, knob_job *out, unsigned *changed, char *why, size_t n)
 {
 	*out = *j;
-	int *f = int_field(&out->s, k);
-	if (f)
-		*f = (int)v;
+	long long old;
+	if (num_get(out, k, &old))
+		num_set(out, k, v);
 	else
 		enum_set(&out->s, k, (int)v);
 	*changed = knob_rederive(out, k);
@@ -294,7 +345,8 @@ int knob_step(const model_t *m, const cluster_t *c, knob_job *j, knob_id k, int 
 	}
 	long long cand[MAX_CAND];
 	int nc = candidates(m, j, k, cand, MAX_CAND);
-	long long cur = *int_field(&j->s, k);
+	long long cur = 0;
+	num_get(j, k, &cur);
 	for (int i = dir > 0 ? 0 : nc - 1; i >= 0 && i < nc; i += dir > 0 ? 1 : -1) {
 		if ((dir > 0 && cand[i] <= cur) || (dir < 0 && cand[i] >= cur))
 			continue;

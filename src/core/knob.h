@@ -14,22 +14,27 @@
 typedef enum {
 	KNOB_DP, KNOB_TP, KNOB_PP, KNOB_VPP, KNOB_CP, KNOB_EP, KNOB_ETP, KNOB_ZERO,
 	KNOB_MBS, KNOB_GBS, KNOB_SEQ, KNOB_SP, KNOB_RECOMPUTE, KNOB_SCHEDULE, KNOB_PRECISION,
-	KNOB_BUDGET, KNOB_COUNT
+	KNOB_BUDGET, KNOB_DEVICES, KNOB_COUNT
 } knob_id;
 
-/* What the knobs change: the strategy, the device count (dp steps add or remove whole
- * replicas) and the memory budget (0 = the cluster default). */
+/* What the knobs change: the strategy, the device count (its own knob; dp follows it, and a
+ * dp step adds or removes whole replicas, so devices moves along) and the memory budget
+ * (0 = the cluster default). */
 typedef struct {
 	strategy_t s;
 	int devices;
 	double budget_gib;
 } knob_job;
 
-/* Plan-file key of a knob ("tp", "micro_batch", "budget_gib"). */
+/* The knob shown on row `row` (0 .. KNOB_COUNT-1) of the explorer's list: devices first,
+ * then dp, tp, ... budget; and the row of a knob (the inverse). */
+knob_id knob_at(int row);
+int knob_row(knob_id k);
+/* Plan-file key of a knob ("tp", "micro_batch", "budget_gib", "devices"). */
 const char *knob_key(knob_id k);
 /* Short label for display ("micro batch"). */
 const char *knob_label(knob_id k);
-/* Knob named by a plan key or an alias (mbs, gbs, seq, budget); -1 when none. */
+/* Knob named by a plan key or an alias (mbs, gbs, seq, budget, n); -1 when none. */
 int knob_find(const char *key);
 /* Current value for display ("8", "on", "selective", "76.0"). */
 void knob_format(const knob_job *j, const cluster_t *c, knob_id k, char *out, size_t n);
@@ -37,8 +42,9 @@ void knob_format(const knob_job *j, const cluster_t *c, knob_id k, char *out, si
 void knob_pin_text(const knob_job *j, const cluster_t *c, knob_id k, char *out, size_t n);
 /* Bit of the knob a "key=value" pin fixes; 0 for other pins (e.g. experts.ep=8). */
 unsigned knob_pin_bit(const char *pin);
-/* Keep the derived quantities consistent after knob k (or "devices" when k < 0) changed:
- * dp = devices / (tp*pp*cp) after tp, pp, cp or devices; devices = dp*tp*pp*cp after dp;
+/* Keep the derived quantities consistent after knob k (devices when k < 0 or KNOB_DEVICES)
+ * changed: dp = devices / (tp*pp*cp) after tp, pp, cp or devices; devices = dp*tp*pp*cp
+ * after dp (the devices bit is then in the mask);
  * the interleaved schedule with vpp > 1 and vpp = 1 without it. Returns a bit mask of the
  * other knobs it changed. Leaves dp alone when the division is not exact (the core then
  * explains why the strategy is invalid). */

@@ -52,6 +52,7 @@ static const struct {
 	{"seq", PIN_SEQ, V_INT, 1, 1 << 26, NULL, NULL},
 	{"budget_gib", PIN_BUDGET, V_GIB, 0, 0, NULL, NULL},
 	{"budget", PIN_BUDGET, V_GIB, 0, 0, NULL, NULL},
+	{"devices", PIN_DEVICES, V_INT, 1, MAX_DEGREE, NULL, NULL},
 };
 
 static const char *key_names[PIN_NKEYS] = {
@@ -60,7 +61,7 @@ static const char *key_names[PIN_NKEYS] = {
 	[PIN_MBS] = "micro_batch", [PIN_SP] = "sp", [PIN_RECOMPUTE] = "recompute",
 	[PIN_SCHEDULE] = "schedule", [PIN_PRECISION] = "precision",
 	[PIN_VOCAB_PARALLEL] = "vocab_parallel", [PIN_GBS] = "global_batch", [PIN_SEQ] = "seq_length",
-	[PIN_BUDGET] = "budget_gib", [PIN_LAYER] = "layers",
+	[PIN_BUDGET] = "budget_gib", [PIN_DEVICES] = "devices", [PIN_LAYER] = "layers",
 };
 
 const char *pin_key_name(int key) { return key >= 0 && key < PIN_NKEYS ? key_names[key] : "?"; }
@@ -290,7 +291,7 @@ int pin_honoured(const pin_set *set, const model_t *m, const strategy_t *s, char
 {
 	for (int i = 0; i < set->n; i++) {
 		const pin_t *p = &set->pin[i];
-		if (p->key == PIN_BUDGET)
+		if (p->key == PIN_BUDGET || p->key == PIN_DEVICES) /* the job's, not the strategy's */
 			continue;
 		if (p->key == PIN_LAYER) {
 			if (!layer_pin_honoured(p, m, s, why, n))

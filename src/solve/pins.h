@@ -9,7 +9,10 @@
  * The core prices one TP degree for attention and dense MLPs and one CP degree, so an
  * operator-group pin fixes the same strategy field as its macro twin; pinning both with
  * different values is a conflict the search reports. The job pins global_batch=,
- * seq_length= and budget_gib= (written by the explorer's `p` on those knobs) set the job. */
+ * seq_length= and budget_gib= (written by the explorer's `p` on those knobs) set the job;
+ * devices= names the job's device count, which the search never changes: it is honoured
+ * when the job has that many devices, and a search whose job has another count reports
+ * the conflict (the pin keeps a plan's device count fixed in the explorer and in sweeps). */
 #ifndef STRATA_SOLVE_PINS_H
 #define STRATA_SOLVE_PINS_H
 
@@ -27,6 +30,7 @@ typedef enum {
 	PIN_DP = 0, PIN_TP, PIN_PP, PIN_VPP, PIN_CP, PIN_CP_KIND, PIN_EP, PIN_ETP, PIN_ZERO, PIN_MBS,
 	PIN_SP, PIN_RECOMPUTE, PIN_SCHEDULE, PIN_PRECISION, PIN_VOCAB_PARALLEL,
 	PIN_GBS, PIN_SEQ, PIN_BUDGET,
+	PIN_DEVICES, /* the job's device count: honoured when the job has that many */
 	PIN_LAYER, /* a layer-range or stage pin: see .layer */
 	PIN_NKEYS
 } pin_key;

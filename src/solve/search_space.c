@@ -393,6 +393,12 @@ int search_space_init(search_space *sp, const search_job *job, const pin_set *pi
 		}
 		sp->fix[k] = rc;
 	}
+	if (sp->fix[PIN_DEVICES] && sp->val[PIN_DEVICES] != job->devices) {
+		/* the search keeps the job's devices: a pin that names others is a conflict */
+		why_set(sp->why, sizeof sp->why, "pin 'devices=%d': the job has %d devices (the search keeps the job's "
+				"devices; -n or devices: sets them)", sp->val[PIN_DEVICES], job->devices);
+		return 0;
+	}
 	strategy_t *b = &sp->base;
 	*b = job->base;
 	b->nranges = 0;

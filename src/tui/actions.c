@@ -13,7 +13,8 @@ static void describe(const tui_app *a, const knob_job *from, const knob_job *to,
 {
 	size_t len = 0;
 	out[0] = 0;
-	for (int k = 0; k < KNOB_COUNT && len < n; k++) {
+	for (int row = 0; row < KNOB_COUNT && len < n; row++) {
+		knob_id k = knob_at(row); /* in the order of the rows: devices before dp */
 		if (!(mask & (1u << k)))
 			continue;
 		char v0[32], v1[32];
@@ -22,7 +23,7 @@ static void describe(const tui_app *a, const knob_job *from, const knob_job *to,
 		len += (size_t)snprintf(out + len, n - len, "%s%s %s %s %s", len ? ", " : "", knob_label((knob_id)k), v0,
 				a->g->arrow, v1);
 	}
-	if (from->devices != to->devices && len < n)
+	if (!(mask & (1u << KNOB_DEVICES)) && from->devices != to->devices && len < n)
 		snprintf(out + len, n - len, "%sdevices %d %s %d", len ? ", " : "", from->devices, a->g->arrow, to->devices);
 }
 
@@ -201,8 +202,7 @@ static int apply(tui_app *a, plan_t *p, const char *text, unsigned *changed, cha
 		if (!strcmp(key, "recompute_modules"))
 			snprintf(list, sizeof list, "%s", val);
 		knob_job j = {p->strategy, p->devices, p->budget_gib};
-		int is_devices = !strcmp(key, "devices") || !strcmp(key, "n");
-		unsigned moved = knob_rederive(&j, is_devices ? -1 : k >= 0 ? k : KNOB_COUNT);
+		unsigned moved = knob_rederive(&j, k >= 0 ? k : KNOB_COUNT); /* devices, n: KNOB_DEVICES */
 		if (moved & pinned) {
 			for (int i = 0; i < KNOB_COUNT; i++)
 				if (moved & pinned & (1u << i)) {

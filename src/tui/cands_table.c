@@ -132,7 +132,7 @@ static void preview(tui_app *a, tui_cands *c)
 	a->plan->strategy = c->r.item[it].s;
 	tui_app_eval(a);
 	a->mode = MODE_PREVIEW;
-	tui_app_msg(a, MSG_INFO, "preview of #%d: Enter applies it, Esc or v goes back to the table", it + 1);
+	tui_app_msg(a, MSG_INFO, "preview of #%d: Enter applies, Esc goes back", it + 1);
 }
 
 /* Back from the preview: the plan as it was, evaluated again. */
@@ -161,9 +161,7 @@ void tui_preview_key(tui_app *a, int key)
 	} else if (key == 27 || key == 'v' || key == ' ' || key == 'q') {
 		a->mode = MODE_CANDS;
 	} else {
-		preview(a, c); /* any other key: stay in the preview */
-		tui_app_msg(a, MSG_INFO, "preview of #%d: Enter applies it, Esc or v goes back to the table",
-				tui_cands_item(c) + 1);
+		preview(a, c); /* any other key: stay in the preview (and say so again) */
 	}
 }
 

@@ -79,7 +79,7 @@ void tui_strategy_line(const tui_app *a, char *out, size_t n)
 	out[0] = 0;
 	for (int k = 0; k < KNOB_COUNT && len < n; k++) {
 		char kv[128];
-		knob_pin_text(&j, &a->plan->cluster, (knob_id)k, kv, sizeof kv);
+		knob_pin_text(&j, &a->plan->cluster, knob_at(k), kv, sizeof kv); /* row order */
 		len += (size_t)snprintf(out + len, n - len, "%s%s", len ? " " : "", kv);
 	}
 }

@@ -237,17 +237,17 @@ static void normal_key(tui_app *a, int key)
 		return;
 	}
 	switch (act) {
-	case ACT_UP:
-		a->sel = (a->sel + KNOB_COUNT - 1) % KNOB_COUNT;
+	case ACT_UP: /* in the order of the rows: devices, dp, tp, ... budget */
+		a->sel = knob_at((knob_row((knob_id)a->sel) + KNOB_COUNT - 1) % KNOB_COUNT);
 		break;
 	case ACT_DOWN:
-		a->sel = (a->sel + 1) % KNOB_COUNT;
+		a->sel = knob_at((knob_row((knob_id)a->sel) + 1) % KNOB_COUNT);
 		break;
 	case ACT_FIRST:
-		a->sel = 0;
+		a->sel = knob_at(0);
 		break;
 	case ACT_LAST:
-		a->sel = KNOB_COUNT - 1;
+		a->sel = knob_at(KNOB_COUNT - 1);
 		break;
 	case ACT_INC:
 	case ACT_DEC:

@@ -30,7 +30,7 @@ void tui_layout_compute(int rows, int cols, int stages, int time_rows, int debug
 		bottom--;
 	}
 	int body = bottom - 1;
-	int want_top = (1 + stages + 1) + time_rows; /* memory: title, bars, legend */
+	int want_top = max(TUI_KNOB_ALL, (1 + stages + 1) + time_rows); /* memory: title, bars, legend */
 	int top = TUI_KNOB_ROWS;
 	int tl_min = TUI_TIMELINE_MIN;
 	int extra = body - top - tl_min;

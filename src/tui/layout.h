@@ -7,7 +7,8 @@
 #define TUI_MIN_COLS 80
 #define TUI_MIN_ROWS 24
 #define TUI_KNOB_W 27          /* knob pane width, its separator column included */
-#define TUI_KNOB_ROWS 17       /* title + 16 knobs */
+#define TUI_KNOB_ROWS 17       /* title + 16 knobs: at 80x24 the list of 17 scrolls by one */
+#define TUI_KNOB_ALL 18        /* title + every knob (KNOB_COUNT), once the terminal has the row */
 #define TUI_TIMELINE_MIN 5     /* title + 4 lanes */
 #define TUI_LANE_MAX 3         /* rows of one timeline lane when the terminal has them */
 #define TUI_WHY_MIN 8          /* the why pane: title, a few losses, the placement */

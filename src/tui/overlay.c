@@ -40,6 +40,7 @@ static const char *const knob_gloss[KNOB_COUNT] = {
 	[KNOB_SCHEDULE] = "schedule: the pipeline's order of forward and backward passes",
 	[KNOB_PRECISION] = "precision: the matrix multiplications' number format",
 	[KNOB_BUDGET] = "budget GiB: the memory a device may use (the bars' limit)",
+	[KNOB_DEVICES] = "devices: the job's accelerators; dp follows them (the search keeps them)",
 };
 /* ... and every pane and mark. */
 static const char *const pane_gloss[] = {
@@ -72,8 +73,9 @@ static void gloss_line(tui_app *a, int y, int cols, int line)
 	if (line == 1) {
 		tui_text(y, 1, cols - 1, a->attr[ROLE_HELP_KEY], "glossary: knobs");
 	} else if (line < 2 + KNOB_COUNT) {
-		tui_textf(y, 1, 16, a->attr[ROLE_HELP_KEY], "%-15s", knob_label((knob_id)(line - 2)));
-		tui_text(y, 17, cols - 17, a->attr[ROLE_NORMAL], knob_gloss[line - 2]);
+		knob_id k = knob_at(line - 2); /* in the order of the rows */
+		tui_textf(y, 1, 16, a->attr[ROLE_HELP_KEY], "%-15s", knob_label(k));
+		tui_text(y, 17, cols - 17, a->attr[ROLE_NORMAL], knob_gloss[k]);
 	} else if (line == 2 + KNOB_COUNT) {
 		tui_text(y, 1, cols - 1, a->attr[ROLE_HELP_KEY], "glossary: panes");
 	} else {
@@ -141,31 +143,71 @@ void tui_overlay_pick(tui_app *a, int rows, int cols)
 				"no presets found (see STRATA_DATA in strata(1))");
 }
 
+/* Bytes of s[0..len) that fill at most w columns: all when they fit, else up to the last
+ * space that fits (after column `min`), else w columns' worth. */
+static size_t wrap_take(const char *s, size_t len, int w, int min)
+{
+	int col = 0;
+	size_t brk = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (((unsigned char)s[i] & 0xC0) == 0x80)
+			continue; /* inside a UTF-8 sequence */
+		if (col == w)
+			return brk ? brk : i;
+		if (s[i] == ' ' && col > min)
+			brk = i;
+		col++;
+	}
+	return len;
+}
+
+/* Lay the text out in w columns: a line wider than that wraps at a space, its continuation
+ * indented two more than the line. Draws the display lines [top, top + n) from screen row
+ * 1 on (n = 0: draws none) and returns how many display lines there are. */
+static int text_layout(tui_app *a, const char *s, int w, int top, int n)
+{
+	int d = 0;
+	while (*s) {
+		size_t len = strcspn(s, "\n");
+		char buf[1024];
+		snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf - 1 ? len : sizeof buf - 1), s);
+		/* tabs of Lua's traceback would jump past the clipping */
+		for (char *t = buf; *t; t++)
+			if (*t == '\t')
+				*t = ' ';
+		attr_t at = a->attr[!strncmp(buf, "error: ", 7) ? ROLE_ERROR : ROLE_NORMAL];
+		int ind = (int)strspn(buf, " ") + 2;
+		if (ind > w / 2)
+			ind = w / 2;
+		const char *p = buf;
+		size_t left = strlen(buf);
+		for (int first = 1; first || left; first = 0, d++) {
+			int x = first ? 0 : ind;
+			size_t take = wrap_take(p, left, w - x, first ? ind : 0);
+			if (!take) /* no column to spare: the rest on this line, clipped */
+				take = left;
+			if (d >= top && d < top + n)
+				tui_textf(1 + d - top, 1 + x, w - x, at, "%.*s", (int)take, p);
+			p += take;
+			left -= take;
+			if (left && *p == ' ') /* the space the line broke at */
+				p++, left--;
+		}
+		s += len + (s[len] == '\n');
+	}
+	return d;
+}
+
 void tui_overlay_text(tui_app *a, int rows, int cols)
 {
 	erase();
 	tui_fill(0, 0, cols, a->attr[ROLE_HEADER]);
 	tui_textf(0, 0, cols, a->attr[ROLE_HEADER], " %s (j/k scroll, any other key closes)", a->text_title);
 	const char *s = a->shown ? a->shown : "";
-	int total = 0;
-	for (const char *c = s; *c; c++)
-		total += *c == '\n';
+	int total = text_layout(a, s, cols - 1, 0, 0);
 	if (a->text_top > total - (rows - 1))
 		a->text_top = total - (rows - 1);
 	if (a->text_top < 0)
 		a->text_top = 0;
-	for (int line = 0; *s && line < a->text_top + rows - 1; line++) {
-		size_t len = strcspn(s, "\n");
-		if (line >= a->text_top) {
-			char buf[1024];
-			snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf - 1 ? len : sizeof buf - 1), s);
-			/* tabs of Lua's traceback would jump past the clipping */
-			for (char *t = buf; *t; t++)
-				if (*t == '\t')
-					*t = ' ';
-			tui_text(1 + line - a->text_top, 1, cols - 1,
-					a->attr[!strncmp(buf, "error: ", 7) ? ROLE_ERROR : ROLE_NORMAL], buf);
-		}
-		s += len + (s[len] == '\n');
-	}
+	text_layout(a, s, cols - 1, a->text_top, rows - 1);
 }

@@ -116,6 +116,30 @@ static void cands_detail(tui_app *a, int y, int cols)
 		tui_textf(y + 3, 0, cols, lab, " validated regimes %s +%d alike%s", a->g->dot, it->alike, al);
 }
 
+/* Replace each `from` in s (at most n bytes with its NUL) by the shorter `to`. */
+static void shorten(char *s, const char *from, const char *to)
+{
+	size_t lf = strlen(from), lt = strlen(to);
+	for (char *p = strstr(s, from); p; p = strstr(p + lt, from)) {
+		memcpy(p, to, lt);
+		memmove(p + lt, p + lf, strlen(p + lf) + 1);
+	}
+}
+
+/* A strategy in `w` columns: the table's words, or when they do not fit the short ones
+ * (v for vpp, m for mbs, intl for interleaved, dualp for dualpipe, and no "uneven": the
+ * ILP column's gain already says the split is the ILP's). */
+static void fit_strategy(char *st, int w)
+{
+	if ((int)strlen(st) <= w)
+		return;
+	shorten(st, " vpp", " v");
+	shorten(st, " mbs", " m");
+	shorten(st, "interleaved", "intl");
+	shorten(st, "dualpipe", "dualp");
+	shorten(st, " uneven", "");
+}
+
 void tui_overlay_cands(tui_app *a, int rows, int cols)
 {
 	tui_cands *c = a->cands;
@@ -131,7 +155,10 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 			" Search %s %s strategies (%s/s) %s %s fit %s ILP refined %d %s %.2f s (outer %.2f, ILP %.2f)",
 			a->g->dot, space, rate, a->g->dot, fit, a->g->dot, r->refined, a->g->dot, c->wall_s, r->outer_s,
 			r->inner_s);
-	int sw = cols - 54; /* the strategy column takes what the numbers and marks leave */
+	/* below 100 columns tok/s goes (within one job it ranks as step and MFU do: the same
+	 * tokens per step) and the strategy column takes its 8 */
+	int narrow = cols < 100;
+	int sw = cols - 54 + (narrow ? 8 : 0); /* the strategy column takes what the numbers and marks leave */
 	if (sw < 20)
 		sw = 20;
 	/* the column titles, the sorted one marked with its direction. A new column (say "vs
@@ -142,8 +169,11 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 	static const char *const names[CANDS_COLS] = {"#", "strategy", "alloc", "step", "MFU", "tok/s", "ILP", "vs cur"};
 	for (int i = 0; i < CANDS_COLS; i++)
 		snprintf(ttl[i], sizeof ttl[i], "%s%s", names[i], i == c->sort && (c->sort || c->desc) ? mk : "");
-	tui_textf(1, 0, cols, a->attr[ROLE_TITLE], "   %-4s %-*s %6s %9s %6s %7s %6s %6s", ttl[0], sw, ttl[1], ttl[2],
-			ttl[3], ttl[4], ttl[5], ttl[6], ttl[7]);
+	char tt[32] = "";
+	if (!narrow)
+		snprintf(tt, sizeof tt, " %7s", ttl[5]);
+	tui_textf(1, 0, cols, a->attr[ROLE_TITLE], "   %-4s %-*s %6s %9s %6s%s %6s %6s", ttl[0], sw, ttl[1], ttl[2],
+			ttl[3], ttl[4], tt, ttl[6], ttl[7]);
 	int avail = tui_cands_list_rows(rows);
 	tui_list_scroll(c->sel, &c->top, avail);
 	for (int i = 0; i < avail && c->top + i < c->nord; i++) {
@@ -151,7 +181,11 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 		const search_item *it = &r->item[k];
 		char st[256], tok[32], g[32], al[4] = "", vs[16];
 		tui_strategy_text(&it->s, &a->plan->model, st, sizeof st);
+		fit_strategy(st, sw);
 		units_rate(it->tokens_per_s, tok, sizeof tok);
+		char tc[40] = "";
+		if (!narrow)
+			snprintf(tc, sizeof tc, " %7s", tok);
 		gain_text(it, g, sizeof g);
 		vs_current_text(a, it, vs, sizeof vs);
 		/* the marks, as search's [unvalidated: ...] and +N alike; the selected row's
@@ -164,8 +198,8 @@ void tui_overlay_cands(tui_app *a, int rows, int cols)
 		tui_fill(y, 0, cols, at);
 		char t[32];
 		units_time(it->step, t, sizeof t);
-		tui_textf(y, 0, cols, at, "%s%3d%s%-2s %-*.*s %6.1f %9s %5.1f%% %7s %6s %6s", row == c->sel ? a->g->sel : " ",
-				k + 1, u ? "!" : " ", al, sw, sw, st, it->peak_gib, t, 100 * it->mfu, tok, g, vs);
+		tui_textf(y, 0, cols, at, "%s%3d%s%-2s %-*.*s %6.1f %9s %5.1f%%%s %6s %6s", row == c->sel ? a->g->sel : " ",
+				k + 1, u ? "!" : " ", al, sw, sw, st, it->peak_gib, t, 100 * it->mfu, tc, g, vs);
 	}
 	if (rows >= 16)
 		cands_detail(a, rows - 1 - DETAIL_ROWS, cols);

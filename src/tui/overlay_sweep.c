@@ -107,6 +107,17 @@ void tui_sweep_key(tui_app *a, int key)
 		sweep_apply(w->knob, q->value, &p->strategy, &p->devices);
 		char why[160];
 		strat_resolve(&p->strategy, p->devices, why, sizeof why);
+		/* a pinned knob stays, as with h/l: pinning devices keeps the job's count */
+		knob_job j0 = tui_app_job(a), j1 = {p->strategy, p->devices, p->budget_gib};
+		unsigned clash = tui_knobs_changed(a, &j0, &j1) & tui_app_pinned(a);
+		for (int k = 0; clash && k < KNOB_COUNT; k++)
+			if (clash & (1u << k)) {
+				a->mode = MODE_NORMAL; /* the panes and the pin marker beside the message */
+				tui_app_msg(a, MSG_ERROR, "sweep: %s = %ld would change %s, which is pinned (p unpins it)",
+						sweep_knob_key(w->knob), q->value, knob_label((knob_id)k));
+				free(p);
+				return;
+			}
 		char what[96];
 		snprintf(what, sizeof what, "%s = %ld from the sweep (u undoes)", sweep_knob_key(w->knob), q->value);
 		a->mode = MODE_NORMAL;
@@ -120,9 +131,17 @@ void tui_overlay_sweep(tui_app *a, int rows, int cols)
 	tui_sweep *w = a->sweep;
 	erase();
 	tui_fill(0, 0, cols, a->attr[ROLE_HEADER]);
-	tui_textf(0, 0, cols, a->attr[ROLE_HEADER], " Sweep %s %s against %s %s %s on %d devices (strata sweep %s=%ld..%ld)",
-			a->g->dot, sweep_metric_name(w->metric), sweep_knob_key(w->knob), a->g->dot, a->plan->model.name,
-			a->plan->devices, sweep_knob_short(w->knob), w->spec.v[0], w->spec.v[w->spec.n - 1]);
+	/* the batch command whole: the job's name goes first when 80 columns have no room */
+	char cmd[96], title[320];
+	snprintf(cmd, sizeof cmd, "strata sweep %s=%ld..%ld", sweep_knob_short(w->knob), w->spec.v[0],
+			w->spec.v[w->spec.n - 1]);
+	snprintf(title, sizeof title, " Sweep %s %s against %s %s %s on %d devices (%s)", a->g->dot,
+			sweep_metric_name(w->metric), sweep_knob_key(w->knob), a->g->dot, a->plan->model.name,
+			a->plan->devices, cmd);
+	if (tui_width(title) > cols)
+		snprintf(title, sizeof title, " Sweep %s %s against %s %s %s", a->g->dot, sweep_metric_name(w->metric),
+				sweep_knob_key(w->knob), a->g->dot, cmd);
+	tui_text(0, 0, cols, a->attr[ROLE_HEADER], title);
 	double hi = 0;
 	for (int i = 0; i < w->spec.n; i++)
 		if (w->pt[i].valid && sweep_metric_of(&w->pt[i], w->metric) > hi)
@@ -165,9 +184,18 @@ void tui_overlay_sweep(tui_app *a, int rows, int cols)
 		char t[32], tok[32];
 		units_time(q->step, t, sizeof t);
 		units_rate(q->tokens_per_s, tok, sizeof tok);
-		tui_textf(rows - 3, 0, cols, a->attr[ROLE_TITLE], " %s = %ld: step %s %s MFU %.1f%% %s %s tok/s %s peak %.1f GiB%s %s dp %d",
-				sweep_knob_key(w->knob), q->value, t, a->g->dot, 100 * q->mfu, a->g->dot, tok, a->g->dot, q->peak_gib,
-				q->fits ? "" : " (over the budget)", a->g->dot, q->dp);
+		/* the point whole: tok/s (it ranks as step does within one job) goes first when the
+		 * line is wider than the screen */
+		char rate[48], line[256];
+		for (int with_rate = 1; with_rate >= 0; with_rate--) {
+			snprintf(rate, sizeof rate, " %s %s tok/s", a->g->dot, tok);
+			snprintf(line, sizeof line, " %s = %ld: step %s %s MFU %.1f%%%s %s peak %.1f GiB%s %s dp %d",
+					sweep_knob_short(w->knob), q->value, t, a->g->dot, 100 * q->mfu, with_rate ? rate : "",
+					a->g->dot, q->peak_gib, q->fits ? "" : " (over the budget)", a->g->dot, q->dp);
+			if (tui_width(line) <= cols)
+				break;
+		}
+		tui_text(rows - 3, 0, cols, a->attr[ROLE_TITLE], line);
 	} else {
 		tui_textf(rows - 3, 0, cols, a->attr[ROLE_INVALID], " %s = %ld: %s", sweep_knob_key(w->knob), q->value, q->why);
 	}

@@ -16,8 +16,9 @@ void tui_slot_keep(tui_app *a, int slot)
 	}
 	*a->slot[slot] = *a->plan;
 	const strategy_t *s = &a->plan->strategy;
-	tui_app_msg(a, MSG_INFO, "kept in %c: dp %d tp %d pp %d cp %d mbs %d%s (C compares the current plan with it)",
-			'A' + slot, s->dp, s->tp, s->pp, s->cp, s->micro_batch, a->cur_valid ? "" : " (invalid)");
+	tui_app_msg(a, MSG_INFO, "kept in %c: %d devices, dp %d tp %d pp %d cp %d mbs %d%s (C compares the current plan "
+			"with it)", 'A' + slot, a->plan->devices, s->dp, s->tp, s->pp, s->cp, s->micro_batch,
+			a->cur_valid ? "" : " (invalid)");
 }
 
 /* Slot `slot` against the current plan into f; 0, or -1 when the slot's plan is invalid

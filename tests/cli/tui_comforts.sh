@@ -146,7 +146,7 @@ tcheck "G: the end" wait_for "(end)"
 tcheck "the glossary explains the panes" wait_for "glossary: panes"
 tcheck "the glossary explains the timeline letters" wait_for "F forward, B backward, W weight gradients"
 keys g
-for _ in $(seq 28); do keys j; done
+for _ in $(seq 29); do keys j; done
 tcheck "the glossary explains the knobs" wait_for "glossary: knobs"
 tcheck "a knob's meaning" wait_for "tensor parallel: each layer's matrices"
 keys q

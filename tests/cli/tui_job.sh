@@ -51,7 +51,7 @@ tcheck "slots: explorer starts" wait_for "Timeline"
 keys C
 tcheck "slots: C with nothing kept says how to keep one" wait_for "a keeps the current plan in A"
 keys a
-tcheck "slots: a keeps the plan in A" wait_for "kept in A: dp 4 tp 2 pp 2"
+tcheck "slots: a keeps the plan in A" wait_for "devices, dp 4 tp 2 pp 2"
 keys j l
 wait_for "pt, peak"
 keys C
@@ -67,6 +67,7 @@ tui_start 120 30 -- "$G/dense.yaml"
 tcheck "vs cur: explorer starts" wait_for "Timeline"
 keys s
 tcheck "vs cur: the search table has the column" wait_for "vs cur"
+check "vs cur: 120 columns: tok/s too" eval 'screen | grep -Eq "step +MFU +tok/s +ILP +vs cur"'
 check "vs cur: the best candidate is at least as fast as the plan (+N%)" eval 'screen | grep -E "^.  1" | grep -Eq "\+[0-9]+%$"'
 keys Escape q
 wait_exit

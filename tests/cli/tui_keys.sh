@@ -48,7 +48,7 @@ keys Enter
 tcheck ":set framework=torchtitan: the header says torchtitan" wait_for "torchtitan"
 keys u
 tcheck "u: back to the default framework, the header drops it" wait_gone "torchtitan"
-keys g j p
+keys g j j p
 tcheck "p: pins tp" wait_for "pinned tp=8"
 check "p: pin marker on the tp row" eval 'screen | grep -Fq "● tp "'
 keys l

@@ -123,7 +123,8 @@ wait_for "Timeline"
 tp0=$(knob tp)
 keys s
 tcheck "s: the candidates table" wait_for " Search "
-check "s: columns strategy, alloc (GiB allocated), step, MFU, tok/s, ILP" eval 'screen | grep -Eq "strategy +alloc +step +MFU +tok/s +ILP"'
+check "s: columns strategy, alloc (GiB allocated), step, MFU, ILP, vs cur (80 columns: no tok/s)" eval 'screen | grep -Eq "strategy +alloc +step +MFU +ILP +vs cur"'
+check "s: 80 columns: no strategy is cut (short words: v, m, intl)" eval '! screen | sed -n "3,12p" | grep -Eq " (m|mb|mbs|i|in|int|inte|inter|interl|1f|1f1|zb|zb-|zb-h|dual|dualp) +[0-9]+\.[0-9] "'
 check "s: the rate of the outer level" eval 'screen | grep -Eq "strategies \([0-9.]+[kMG]?/s\)"'
 # a row: the rank, ! when unvalidated, +N when strategies with identical results are merged
 check "s: candidates ranked, the first one selected" eval 'screen | grep -Eq "▸ +1[! ][+0-9 ]{2} dp" && screen | grep -Eq "^ +2[! ][+0-9 ]{2} dp"'
@@ -137,7 +138,7 @@ check "Enter: the knobs changed (tp $tp0 -> $(knob tp))" [ "$(knob tp)" != "$tp0
 keys u
 tcheck "u: the candidate undone" wait_until eval '[ "$(knob tp)" = "$tp0" ]'
 # pins are kept: pin tp, search, apply
-keys g j p
+keys g j j p
 wait_for "pinned tp=8"
 keys s
 wait_for " Search "

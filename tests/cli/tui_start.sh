@@ -12,7 +12,8 @@ if tcheck "start: the explorer draws at 80x24" wait_for "Timeline"; then
         check "start: shows '$pane'" grep -Fq -- "$pane" <<<"$s"
     done
     check "start: 24 rows used, message line at the bottom" eval 'screen | tail -n 1 | grep -Fq "? help"'
-    check "start: every knob row" eval 'for k in dp tp pp vpp cp ep etp zero "micro batch" "global batch" "seq length" sp recompute schedule precision "budget GiB"; do grep -Fq "  $k " <<<"$s" || exit 1; done'
+    check "start: every knob row but the last (80x24 has 16 rows for 17 knobs)" eval 'for k in devices dp tp pp vpp cp ep etp zero "micro batch" "global batch" "seq length" sp recompute schedule precision; do grep -Fq "  $k " <<<"$s" || exit 1; done'
+    check "start: the knob list says one more row below, the budget is in the memory title" eval 'grep -Fq "↓1" <<<"$s" && grep -Fq "budget 75.7" <<<"$s"'
     check "start: UTF-8 blocks in a UTF-8 locale" grep -Fq "█" <<<"$s"
     check "start: timeline draws F and B blocks and idle time" grep -Eq ' s0  F+(·)+B' <<<"$s"
     tcheck "start: colours on a 256-colour terminal" eval 'tm capture-pane -p -e -t "$S" | grep -Eq $'"'"'\e\[[0-9;]*(38;5|48;5|3[0-7]|4[0-7])'"'"
@@ -87,6 +88,7 @@ tui_start 100 30 -- -m mixtral-8x7b -n 64 --tp 2 --pp 4 --ep 8 --gbs 256 --seq 4
 tcheck "options: -m mixtral-8x7b ... opens that job" wait_for "Mixtral"
 check "options: 64 devices in the header" eval 'screen | grep -Fq "64×"'
 check "options: ep 8" eval 'screen | grep -Eq "^   ep +8"'
+check "options: 30 rows show all 17 knobs, devices first, no scroll marker" eval 's=$(screen); grep -Eq "^.  devices +64" <<<"$s" && grep -Fq "budget GiB" <<<"$s" && ! grep -Fq "↓1" <<<"$s"'
 keys q
 wait_exit
 check "options: exit 0" [ "$EXIT_RC" = 0 ]

@@ -28,7 +28,7 @@ tcheck "m: the next metric (mfu)" wait_for "Sweep · mfu against global_batch"
 keys Tab
 tcheck "Tab: the next knob (seq_length)" wait_for "mfu against seq_length"
 keys BTab l
-tcheck "l: the next point is selected" wait_for "global_batch = $((gbs0 * 2)):"
+tcheck "l: the next point is selected" wait_for "gbs = $((gbs0 * 2)):"
 keys Enter
 tcheck "Enter: the point applied" wait_for "global_batch = $((gbs0 * 2)) from the sweep"
 check "the knob shows the new global batch" eval "[ \"\$(knob 'global batch')\" = $((gbs0 * 2)) ]"

@@ -248,6 +248,58 @@ static void test_always_valid(void)
 	CHECK(step(&j, KNOB_EP, +1, 0, &ch, why) == -1 && strstr(why, "no larger ep"), "mixtral ep 8 is the top");
 }
 
+/* Devices is a knob of its own: it steps through whole replicas of tp*pp*cp (dp follows),
+ * a dp step moves it along (and says so in the mask), and a pin on either holds both. */
+static void test_devices(void)
+{
+	char why[256];
+	unsigned ch;
+	knob_job j = load(plan_default_text), j0 = j; /* 512 devices, tp 8 x pp 4, dp 16, gbs 512 */
+	CHECK(knob_find("devices") == KNOB_DEVICES && knob_find("n") == KNOB_DEVICES, "knob_find: devices and n");
+	CHECK(knob_at(0) == KNOB_DEVICES && knob_at(1) == KNOB_DP && knob_row(KNOB_TP) == 2 &&
+			knob_at(KNOB_COUNT - 1) == KNOB_BUDGET, "rows: devices first, then dp, tp ... budget last");
+	int seen[KNOB_COUNT] = {0}, once = 1;
+	for (int r = 0; r < KNOB_COUNT; r++)
+		seen[knob_at(r)]++;
+	for (int k = 0; k < KNOB_COUNT; k++)
+		once &= seen[k] == 1 && knob_at(knob_row((knob_id)k)) == (knob_id)k;
+	CHECK(once, "every knob has exactly one row");
+	CHECK(step(&j, KNOB_DEVICES, +1, 0, &ch, why) == 0 && j.devices == 1024 && j.s.dp == 32 && j.s.tp == 8 &&
+			j.s.pp == 4 && (ch & (1u << KNOB_DP)), "devices 512 -> 1024: dp 16 -> 32, tp and pp stay");
+	CHECK(valid(&j), "1024 devices is valid");
+	j = j0;
+	CHECK(step(&j, KNOB_DEVICES, -1, 0, &ch, why) == 0 && j.devices == 256 && j.s.dp == 8, "devices 512 -> 256: dp 8");
+	/* down to one replica (tp 8 x pp 4 = 32 devices), and no further */
+	j = j0;
+	while (step(&j, KNOB_DEVICES, -1, 0, &ch, why) == 0)
+		;
+	CHECK(j.devices == 32 && j.s.dp == 1 && strstr(why, "no smaller devices"),
+			"devices steps down to one replica of 32, then says why not");
+	/* gbs 96 with mbs 1: 96 sequences per step, so dp takes divisors of 96 and devices 32*dp */
+	j = load("model: llama3-70b\ncluster: dgx-h100\ndevices: 512\nstrategy: {tp: 8, pp: 4, global_batch: 96}\n");
+	CHECK(step(&j, KNOB_DEVICES, +1, 0, &ch, why) == 0 && j.devices == 768 && j.s.dp == 24,
+			"gbs 96: devices 512 -> 768 (dp 24)");
+	/* dp moves devices along and says so; pinned devices hold dp, pinned dp holds devices */
+	j = j0;
+	CHECK(step(&j, KNOB_DP, +1, 0, &ch, why) == 0 && j.devices == 1024 && (ch & (1u << KNOB_DEVICES)),
+			"dp 16 -> 32: devices in the mask");
+	j = j0;
+	CHECK(step(&j, KNOB_DP, +1, 1u << KNOB_DEVICES, &ch, why) == -1 && strstr(why, "devices would change") &&
+			j.devices == 512, "dp with devices pinned: refused, names devices");
+	CHECK(step(&j, KNOB_DEVICES, +1, 1u << KNOB_DP, &ch, why) == -1 && strstr(why, "dp would change"),
+			"devices with dp pinned: refused, names dp");
+	CHECK(step(&j, KNOB_DEVICES, +1, 1u << KNOB_DEVICES, &ch, why) == -1 && strstr(why, "devices is pinned"),
+			"pinned devices do not step");
+	/* tp with devices pinned: dp follows, devices stay */
+	CHECK(step(&j, KNOB_TP, +1, 1u << KNOB_DEVICES, &ch, why) == 0 && j.devices == 512 && j.s.dp == 8,
+			"tp with devices pinned: dp follows");
+	char buf[64];
+	knob_format(&j0, &plan.cluster, KNOB_DEVICES, buf, sizeof buf);
+	CHECK(!strcmp(buf, "512"), "devices shows 512");
+	knob_pin_text(&j0, &plan.cluster, KNOB_DEVICES, buf, sizeof buf);
+	CHECK(!strcmp(buf, "devices=512") && knob_pin_bit(buf) == 1u << KNOB_DEVICES, "pin text devices=512");
+}
+
 static void test_rederive(void)
 {
 	knob_job j = load(plan_default_text);
@@ -272,6 +324,7 @@ int main(void)
 	test_couplings();
 	test_pins();
 	test_always_valid();
+	test_devices();
 	test_rederive();
 	return check_done();
 }

@@ -37,6 +37,7 @@ static void test_parse(void)
 		{"attention.cp_kind=ring", PIN_CP_KIND, CP_RING},
 		{"embedding.vocab_parallel=true", PIN_VOCAB_PARALLEL, 1}, {"vocab_parallel=false", PIN_VOCAB_PARALLEL, 0},
 		{"global_batch=1024", PIN_GBS, 1024}, {"seq_length=8192", PIN_SEQ, 8192}, {"budget_gib=70", PIN_BUDGET, 70 * 1024},
+		{"devices=512", PIN_DEVICES, 512},
 	};
 	char name[160], why[256];
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
@@ -161,6 +162,8 @@ static void test_unsatisfiable(void)
 	unsat("a layer range outside the model", g, 1, 0, "32 layers");
 	static const char *const h[] = {"tp=7"};
 	unsat("no split of the devices", h, 1, 0, "no split of 24 devices");
+	static const char *const dv[] = {"tp=2", "devices=16"};
+	unsat("devices other than the job's", dv, 2, 1, "the job has 24 devices");
 	/* a job nothing fits: no pin is to blame */
 	plan.budget_gib = 0.5;
 	static const char *const z[] = {"tp=2"};
