@@ -18,12 +18,13 @@ A case's source is the prefix of its id before the first '_' (as `strata validat
 them), so every source of both parts is held out on its own.
 
 Usage: scripts/calibrate.py [CASES_DIR... | --cases=DIR | --as-published] [--public-only] [--family=F] [--write]
-       scripts/calibrate.py --holdout [--jobs=N] [--from-presets] [--predict-as-published] [...]
+       scripts/calibrate.py --holdout [--jobs=N] [--family=F] [--from-presets] [--predict-as-published] [...]
            leave-one-source-out cross-validation; each fit starts from the neutral defaults
            (--from-presets: from the shipped constants, which have seen the held-out source);
            --predict-as-published fits on the cases chosen as usual but predicts the files
            of tests/validation/public exactly as published; --csv=FILE writes each case's
-           measured, in-sample and held-out step time
+           measured, in-sample and held-out step time; --family=F keeps to one device
+           family's cases (families are fitted apart, so its rows equal the full run's)
 Needs build/strata (or $STRATA).
 """
 import csv, io, math, os, re, shutil, subprocess, sys, tempfile
@@ -53,12 +54,18 @@ NEUTRAL = {"gemm": 0.55, "gemm_half": 64, "fp8_gemm": 0.35, "flash": 0.40, "flas
            "layer_us": 20, "coll_intra": 0.75, "coll_inter": 0.8, "dp_overlap": 0.8, "tp_overlap": 0.6,
            "contention": 0.2, "step_ms": 0, "kernel_us": 4}
 
+# Keys a preset may set to 0 to mean something other than a value to fit: fp8_gemm = 0 is a
+# family without fp8; flash_sdpa = 0 is "the same kernels as `flash`" (A100: Transformer
+# Engine's attention on Ampere is the flash-attn 2 package and PyTorch SDPA's flash backend
+# is FlashAttention-2, Dao 2023), so only `flash` is searched and prices both.
+TIED_AT_ZERO = ("fp8_gemm", "flash_sdpa")
+
 def start_eff(family, neutral):
     """The constants a fit starts from: the presets', or the neutral defaults (keys the
     family lacks, such as V100's fp8_gemm = 0, stay as the preset has them)."""
     eff = read_eff(os.path.join(PRESETS, "clusters", FAMILIES[family][0]))
     if neutral:
-        eff.update({k: v for k, v in NEUTRAL.items() if k in eff and not (k == "fp8_gemm" and eff[k] == 0)})
+        eff.update({k: v for k, v in NEUTRAL.items() if k in eff and not (k in TIED_AT_ZERO and eff[k] == 0)})
     return eff
 
 # cluster_family() of src/core/cluster.c: parts on the die of a calibrated family
@@ -143,7 +150,7 @@ def fit(box, family, eff, files, log=None):
         improved = True
         while improved:
             improved = False
-            for k in (k for k in KEYS if k in eff):
+            for k in (k for k in KEYS if k in eff and not (k in TIED_AT_ZERO and eff[k] == 0)):
                 for mult in mults:
                     trial = dict(eff)
                     v = trial[k] * mult if trial[k] else (10 if k in ("layer_us", "gemm_half", "step_ms") else 0.1)
@@ -260,8 +267,9 @@ def run(args, opt, cases):
             published = os.path.join(ROOT, "tests/validation/public")
             predict = {cid: p for cid, _, p in load_cases(published)}
             print("predicting: tests/validation/public as published")
-        holdout(cases, int((opt("jobs") or [2])[0]), "--from-presets" not in args, predict,
-                (opt("csv") or [None])[0])
+        only = opt("family")  # --family=F: only that family's cases (its folds alone)
+        holdout([c for c in cases if not only or c[1] in only], int((opt("jobs") or [2])[0]),
+                "--from-presets" not in args, predict, (opt("csv") or [None])[0])
         return 0
     only = opt("family")
     box = Sandbox()
