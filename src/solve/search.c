@@ -123,9 +123,12 @@ static int outer(search_space *sp, int nthreads, search_result *r, search_cand *
 		w[i].kinds = malloc(SEARCH_KINDS * sizeof *w[i].kinds);
 		w[i].kinds_key = malloc(SEARCH_KINDS * sizeof *w[i].kinds_key);
 		w[i].kinds_ok = calloc(SEARCH_KINDS, 1);
-		w[i].colsum = calloc(SEARCH_COLSUMS, sizeof *w[i].colsum);
+		/* not zeroed (colsum_ok says which entries hold a class): a small job touches a
+		 * few pages of it, and zeroing 7 MB per thread cost more than such a search */
+		w[i].colsum = malloc(SEARCH_COLSUMS * sizeof *w[i].colsum);
+		w[i].colsum_ok = calloc(SEARCH_COLSUMS, 1);
 		if (!w[i].r || !w[i].heap.c || !w[i].unit_best.c || !w[i].col || !w[i].kinds || !w[i].kinds_key ||
-				!w[i].kinds_ok || !w[i].colsum)
+				!w[i].kinds_ok || !w[i].colsum || !w[i].colsum_ok)
 			goto done;
 	}
 	/* Three rounds, each with the threshold the rounds before left: a sample of every
@@ -212,6 +215,7 @@ done:
 		free(w[i].kinds_key);
 		free(w[i].kinds_ok);
 		free(w[i].colsum);
+		free(w[i].colsum_ok);
 	}
 	free(w);
 	free(tid);

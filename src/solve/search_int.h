@@ -64,7 +64,6 @@ typedef struct {
 typedef struct {
 	eval_kinds_key key;
 	double base, rc[RC_COUNT], p2p[2];
-	int ok;
 } search_colsum;
 
 #define SEARCH_COLSUMS 65536 /* entries of a worker's column-sum cache (a power of 2; 6 MB) */
@@ -114,6 +113,7 @@ typedef struct {
 	eval_kinds_key *kinds_key; /* the class each entry was priced for */
 	unsigned char *kinds_ok;   /* entry filled */
 	search_colsum *colsum;     /* bound-table sums by eval_kinds_same class (fill_col) */
+	unsigned char *colsum_ok;  /* entry holds a class (colsum itself is never zeroed) */
 	int caller;                /* runs on the caller's thread: reports progress */
 } search_worker;
 

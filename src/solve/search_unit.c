@@ -152,15 +152,14 @@ double search_hook_key(search_space *sp, const strategy_t *s, const eval_result 
  * stand-in: the most permissive strategy of the column). */
 /* Price the dp- and pp-independent sums of s's column into e (its class's entry), and the
  * P2P of s's pipeline link when s has stages to send between. */
-static void colsum_price(search_worker *w, strategy_t *s, eval_costs *ec, search_colsum *e, int link)
+static void colsum_price(search_worker *w, strategy_t *s, eval_costs *ec, search_colsum *e, int fresh, int link)
 {
 	const model_t *m = w->sp->job->model;
 	eval_costs_time(m, w->sp->job->cluster, s, worker_kinds(w, s), ec);
 	if (s->pp > 1)
 		e->p2p[link] = ec->p2p;
-	if (e->ok)
+	if (!fresh)
 		return; /* only this link's P2P was missing */
-	e->ok = 1;
 	e->p2p[!link] = NAN;
 	if (s->pp <= 1)
 		e->p2p[link] = NAN;
@@ -199,14 +198,15 @@ static void fill_col(search_worker *w, strategy_t *s, eval_costs *ec, search_col
 	if (!c->ok)
 		return;
 	eval_kinds_key key = eval_kinds_key_of(s);
-	search_colsum *e = &w->colsum[kinds_hash(&key) & (SEARCH_COLSUMS - 1)];
+	uint32_t h = kinds_hash(&key) & (SEARCH_COLSUMS - 1);
+	search_colsum *e = &w->colsum[h];
 	int link = !comm_pp_in_domain(j->cluster, s);
-	if (!e->ok || memcmp(&e->key, &key, sizeof key)) {
-		e->ok = 0;
+	if (!w->colsum_ok[h] || memcmp(&e->key, &key, sizeof key)) {
 		e->key = key;
-		colsum_price(w, s, ec, e, link);
+		colsum_price(w, s, ec, e, 1, link);
+		w->colsum_ok[h] = 1;
 	} else if (s->pp > 1 && isnan(e->p2p[link])) {
-		colsum_price(w, s, ec, e, link);
+		colsum_price(w, s, ec, e, 0, link);
 	}
 	double mb = strat_microbatches(s), p = s->pp;
 	c->a = mb * e->base / p;
