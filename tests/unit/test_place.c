@@ -92,6 +92,22 @@ static void mesh(const cluster_t *mi)
 	CHECK_NEAR(comm_group(mi, 8, 1).bw, 448e9 * 0.61, 1e-12, "place: MI300X TP 8 gets all 7 links, 448 GB/s x 0.61");
 }
 
+/* A ring's neighbour sends (ring attention's K/V passes) use one path, not the group's
+ * aggregate: one direct link of a mesh, the switch port of NVLink, one NIC once the ring
+ * leaves the domain (the hop that crosses paces every step). */
+static void ring_p2p(const cluster_t *mi, const cluster_t *h100)
+{
+	CHECK_NEAR(comm_p2p_link(mi, comm_in_domain(mi, 8, 1)).bw, 64e9 * 0.61, 1e-12,
+			"place: a CP ring of 8 inside an MI300X node sends over one 64 GB/s link x 0.61");
+	CHECK_NEAR(comm_p2p_link(h100, comm_in_domain(h100, 8, 1)).bw, 450e9 * 0.61, 1e-12,
+			"place: a CP ring of 8 inside a DGX H100 sends at the 450 GB/s NVLink port x 0.61");
+	comm_link x = comm_p2p_link(mi, comm_in_domain(mi, 32, 1));
+	CHECK(x.inter && x.bw == 50e9 && fabs(x.lat - 5e-6) < 1e-15,
+			"place: a CP ring of 32 over four MI300X nodes steps at one 50 GB/s NIC, 5 us (not 8 NICs' 400)");
+	/* 16 MiB of K and V a step: 16,777,216 / 50e9 + 5e-6 = 340.544 us */
+	CHECK_NEAR(comm_p2p(x, 16777216.0), 3.4054432e-4, 1e-9, "place: a 16 MiB ring step across nodes = 340.544 us");
+}
+
 /* A domain equal to the node changes nothing: a DGX H100 that states domain {8, 450}
  * evaluates bit-identically. Step time on NVL72 beats DGX H100 at TP 16 through tp_s. */
 static void same_and_step(const paths_t *paths, const cluster_t *nvl, const cluster_t *h100)
@@ -158,6 +174,7 @@ int main(void)
 	tp16(&nvl, &h100);
 	beyond(&nvl, &h100);
 	mesh(&mi);
+	ring_p2p(&mi, &h100);
 	same_and_step(&paths, &nvl, &h100);
 	precisions(&paths, &nvl, &h100, &mi);
 	return check_done();

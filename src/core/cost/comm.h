@@ -169,8 +169,6 @@ static inline double comm_p2p(comm_link l, double bytes)
 	return bytes / l.bw + l.lat;
 }
 
-/* The link between pipeline neighbours: they sit tp*cp*dp ranks apart, so they share a
- * domain only when two such blocks fit in one (small jobs, or large domains). */
 /* 1 when neighbouring pipeline stages share a scale-up domain (pp is outermost: stages are
  * tp x cp x dp ranks apart), so P2P runs on the domain's links. */
 static inline int comm_pp_in_domain(const cluster_t *c, const strategy_t *s)
@@ -178,10 +176,17 @@ static inline int comm_pp_in_domain(const cluster_t *c, const strategy_t *s)
 	return comm_in_domain(c, 2, (long long)s->tp * s->cp * s->dp);
 }
 
-static inline comm_link comm_pp_link(const cluster_t *c, const strategy_t *s)
+/* The link of one neighbour-to-neighbour send in a ring of ranks (ring attention's K/V
+ * passes, pipeline sends): a P2P pair uses one path, not the group's aggregate. Inside the
+ * scale-up domain that is one peer's share (the direct link of a full mesh, RCCL and HCCL
+ * send over it; the switch port otherwise); when the ring leaves the domain, the hop that
+ * crosses goes through one GPU's NIC (NCCL's P2P between nodes runs on the sender's NIC, or
+ * through PXN on a rail peer's, one NIC either way), and every step of the ring waits for
+ * that slowest hop. */
+static inline comm_link comm_p2p_link(const cluster_t *c, int in_domain)
 {
 	comm_link l;
-	if (comm_pp_in_domain(c, s)) {
+	if (in_domain) {
 		l.bw = cluster_domain_group_gbps(c, 2) * 1e9 * c->eff.coll_intra;
 		l.chan = l.bw / COMM_INTRA_CHANNELS;
 		l.lat = 2e-6;
@@ -192,6 +197,36 @@ static inline comm_link comm_pp_link(const cluster_t *c, const strategy_t *s)
 		l.lat = c->net_lat_us * 1e-6;
 		l.inter = 1;
 	}
+	return l;
+}
+
+/* The link between pipeline neighbours. */
+static inline comm_link comm_pp_link(const cluster_t *c, const strategy_t *s)
+{
+	return comm_p2p_link(c, comm_pp_in_domain(c, s));
+}
+
+/* The link of an all-to-all over n ranks `stride` apart, as the bandwidth comm_alltoall
+ * divides its (n-1)/n share by. Unlike a ring, whose n-1 steps cross each domain boundary
+ * once per NCCL channel so that all of a domain's NICs carry it (comm_group), an all-to-all
+ * sends every rank's own (n-m)/n share off the domain (m members of the group per domain)
+ * through that rank's NIC share: the domain's NICs are shared by all of its GPUs, whose
+ * groups exchange at once. The (m-1)/n staying inside runs on the domain links meanwhile,
+ * so the slower of the two sets the time (Megatron's all-to-all token dispatcher; NCCL's
+ * all-to-all is n-1 concurrent send/receive pairs). */
+static inline comm_link comm_a2a_link(const cluster_t *c, int n, int stride)
+{
+	comm_link l = comm_group(c, n, stride);
+	if (!l.inter)
+		return l;
+	int ddev = cluster_domain_devices(c);
+	int m = stride >= ddev ? 1 : ddev / stride;
+	if (m > n)
+		m = n;
+	double net = cluster_net_gbps(c) * 1e9 * c->eff.coll_inter;
+	double intra = cluster_domain_group_gbps(c, m) * 1e9 * c->eff.coll_intra;
+	double t_net = (double)(n - m) / net, t_in = m > 1 ? (double)(m - 1) / intra : 0;
+	l.bw = (double)(n - 1) / (t_net > t_in ? t_net : t_in);
 	return l;
 }
 

@@ -15,8 +15,8 @@ static void ctx_cp(cost_ctx *x, const model_t *m, const cluster_t *c, const stra
 	x->b = s->micro_batch;
 	x->seq = s->seq;
 	x->cp_u = strat_cp_ulysses(s);
-	x->cpu_l = comm_group(c, x->cp_u, s->tp);
-	x->cpr_l = comm_group(c, s->cp / x->cp_u, s->tp * x->cp_u);
+	x->cpu_l = comm_a2a_link(c, x->cp_u, s->tp);
+	x->cpr_l = comm_p2p_link(c, comm_in_domain(c, s->cp / x->cp_u, (long long)s->tp * x->cp_u));
 }
 
 void ctx_init_cp(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_t *s)
@@ -41,7 +41,6 @@ void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_
 	x->wave = c->sms > 0 ? 0.5 * c->sms * COMPUTE_TILE_M * COMPUTE_TILE_N : 0;
 	x->hbm = c->hbm_gbps * 1e9 * c->eff.hbm;
 	x->tp_l = comm_group(c, s->tp, 1);
-	x->cp_l = comm_group(c, s->cp, s->tp);
 	x->ep_l = comm_group(c, s->ep, s->etp);
 	x->moe_rep = strat_moe_replica(s, model_max_experts(m));
 	x->tp_exp = s->tp_overlap ? 1 - c->eff.tp_overlap : 1;

@@ -41,7 +41,7 @@ typedef struct {
 	double geff, ghalf;     /* GEMM efficiency (fp8 or 16-bit) and its roll-off dimension */
 	double wave;            /* output elements of half a wave of GEMM tiles (compute_gemm);
 	                         * 0: the device's SM count is unknown */
-	comm_link tp_l, cp_l, ep_l;
+	comm_link tp_l, ep_l;
 	/* USP (strat_cp_ulysses): the Ulysses group, u adjacent CP ranks (stride tp), and the
 	 * ring over the cp/u groups (stride tp*u); Megatron's hierarchical CP puts the first
 	 * level on adjacent ranks (parallel_state.py, hierarchical_context_parallel_sizes) */
