@@ -55,6 +55,8 @@ static const cli_optdoc table[] = {
 	{"--activation-offload", "N", "activation_offload", "0", STRAT, "layers whose activations are offloaded to the host"},
 	{"--loss-fusion", "true|false", "loss_fusion", "false", STRAT, "the framework's fused cross entropy (Megatron + TE: 2 bytes per logit)"},
 	{"--fp8-cache", "none|deepseek", "fp8_cache", "none", STRAT, "DeepSeek-V3's fp8 activation caching (fp8 runs)"},
+	{"--moe-dispatcher", "alltoall|deepep", "moe_dispatcher", "alltoall", STRAT, "MoE token dispatch (deepep: one copy a node)"},
+	{"--moe-routing", "spread|contiguous", "moe_routing", "spread", STRAT, "where a token's experts lie (contiguous: benchmark gates)"},
 	{"--framework", "auto|megatron|torchtitan|deepspeed", "framework", "auto", STRAT,
 		"whose recompute, TP overlap and loss to price (auto: torchtitan under --zero 3, else Megatron-LM)"},
 	{"--budget", "GIB", "budget", "cluster's", STRAT, "memory budget per device"},

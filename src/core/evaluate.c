@@ -401,6 +401,8 @@ eval_kinds_key eval_kinds_key_of(const strategy_t *s)
 	k.loss_fusion = s->loss_fusion;
 	k.framework = (uint8_t)strat_framework(s);
 	k.dualpipe = s->schedule == SCHED_DUALPIPE;
+	k.moe_disp = s->moe_disp;
+	k.moe_route = s->moe_route;
 	return k;
 }
 

@@ -115,7 +115,7 @@ typedef struct {
 	int tp, cp, ep, etp, micro_batch, seq, cp_ulysses, moe_redundant;
 	double moe_cf;
 	uint8_t sp, flash, tp_overlap, precision, rc_modules, fp8_cache, loss_fusion;
-	uint8_t framework, dualpipe;
+	uint8_t framework, dualpipe, moe_disp, moe_route;
 } eval_kinds_key;
 
 /* Price the layer kinds of s into k. */

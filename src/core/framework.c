@@ -97,6 +97,10 @@ static int check_kernels(const fw_caps *f, const strategy_t *s, const fw_layout 
 		n = add(o, n, "%s cannot cache activations as fp8_cache %s does (the E5M6 attention-output cache and "
 				"fp8 SwiGLU inputs of DeepSeek-V3 are its own trainer's; --fp8-recipe blockwise keeps TE's "
 				"saved inputs)", f->key, strat_fp8_cache_name(s->fp8_cache));
+	if (s->moe_disp == MOED_DEEPEP && !f->deepep)
+		n = add(o, n, "%s cannot dispatch MoE tokens with DeepEP (moe_dispatcher deepep: Megatron-Core's flex "
+				"dispatcher or torchtitan's deepep backend; %s sends one all-to-all copy per token and expert)",
+				f->key, f->key);
 	if (!s->flash && !f->unfused_attention)
 		n = add(o, n, "%s cannot choose unfused attention (the model picks its kernel)", f->key);
 	if (s->pp > 1 && !lay->even && !f->uneven)

@@ -64,6 +64,7 @@ typedef struct {
 	double fused_logit_bytes; /* ... with its fused loss kernel on (loss_fusion); 0: none */
 	const char *fused_loss_why; /* why none, after "has no fused cross-entropy kernel" */
 	unsigned fp8_cache;       /* fp8_cache_t bits: the fp8 activation caching it runs */
+	bool deepep;              /* moe_dispatcher deepep: DeepEP's node-deduplicated dispatch */
 	bool sdpa_attention;      /* PyTorch SDPA kernels (the `flash_sdpa` efficiency) */
 	bool per_op_sac;          /* `selective` is per-op checkpointing (torchtitan's) */
 	bool tp_bwd_serial;       /* TP backward collectives waited for in autograd */

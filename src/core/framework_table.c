@@ -19,7 +19,9 @@
  *   --cross-entropy-loss-fusion --cross-entropy-fusion-impl te (plan key loss_fusion)
  *   keeps only the bf16 logits, overwritten with their gradient. fp8 activations: TE's
  *   saved fp8 GEMM inputs, in every --fp8-recipe; DeepSeek-V3's own caching (plan key
- *   fp8_cache deepseek) is not among Megatron's options.
+ *   fp8_cache deepseek) is not among Megatron's options. MoE dispatch: the alltoall
+ *   token dispatcher, or DeepEP through --moe-token-dispatcher-type flex --moe-enable-deepep
+ *   (Megatron-Core 0.12, megatron/core/transformer/moe/token_dispatcher.py MoEFlexTokenDispatcher).
  *   Optimizer: --use-precision-aware-optimizer (megatron/core/optimizer/optimizer_config.py)
  *   stores Adam's moments in fp32, fp16, bf16 or fp8 (--exp-avg-dtype, --exp-avg-sq-dtype),
  *   main grads in fp32 or bf16, main params in fp32 or fp16, through Transformer Engine's
@@ -75,7 +77,7 @@ const fw_caps fw_table[FW_COUNT] = {
 		 * (The `native` impl, megatron/core/fusions/fused_cross_entropy.py, still makes and
 		 * saves the fp32 copy, as the unfused loss does.) */
 		.fused_logit_bytes = 2.0, .fused_loss_why = "",
-		.fp8_cache = BIT(FP8C_NONE),
+		.fp8_cache = BIT(FP8C_NONE), .deepep = true,
 		/* --scatter-gather-tensors-in-pipeline, on by default (Narayanan et al. 2021, sec. 4.1) */
 		.pp_scatter = true,
 		/* DistributedDataParallelConfig.bucket_size: max(40M, 1M x dp) parameters */
@@ -110,7 +112,7 @@ const fw_caps fw_table[FW_COUNT] = {
 		.tp_overlap = true, .etp = true, .unfused_attention = false, .mtp = false, .mixed_layers = true,
 		.logit_bytes = 10.0, .sdpa_attention = true, .per_op_sac = true, .tp_bwd_serial = true,
 		.fused_logit_bytes = 0, .fused_loss_why = " (its loss is cross_entropy(pred.float(), labels))",
-		.fp8_cache = BIT(FP8C_NONE),
+		.fp8_cache = BIT(FP8C_NONE), .deepep = true /* parallelism.expert_parallel_comm_backend "deepep" */,
 		.pp_scatter = false, /* torch.distributed.pipelining sends each rank's local tensor */
 		.dp_bucket = 0, .dp_bucket_rank = 0, /* FSDP2 reduces one transformer block at a time */
 		.fp8_saved_inputs = false, /* torchao's Float8Linear saves the 16-bit input */
@@ -140,7 +142,7 @@ const fw_caps fw_table[FW_COUNT] = {
 		.logit_bytes = 10.0, .sdpa_attention = true, .per_op_sac = false, .tp_bwd_serial = true,
 		.fused_logit_bytes = 0, .fused_loss_why = " (the loss is the model code's; a Liger-style kernel is no DeepSpeed "
 			"config key)",
-		.fp8_cache = BIT(FP8C_NONE),
+		.fp8_cache = BIT(FP8C_NONE), .deepep = false,
 		/* PipelineEngine partitions activations over the model-parallel group
 		 * (is_pipe_partitioned, PartitionedTensor) and gathers them after the receive */
 		.pp_scatter = true,

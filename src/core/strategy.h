@@ -58,6 +58,19 @@ enum { OPT_EXP_AVG = 0, OPT_EXP_AVG_SQ = 1, OPT_MAIN_GRADS = 2, OPT_MAIN_PARAMS 
  * recomputed in backward; each with one fp32 scale per 1x128 tile. */
 typedef enum { FP8C_NONE = 0, FP8C_DEEPSEEK = 1, FP8C_COUNT = 2 } fp8_cache_t;
 
+/* How MoE tokens reach their experts (Megatron-Core's token dispatchers): `alltoall`
+ * (--moe-token-dispatcher-type alltoall) sends one copy per (token, expert) pair; `deepep`
+ * (--moe-token-dispatcher-type flex --moe-enable-deepep, DeepSeek's DeepEP kernels) sends a
+ * token once to each node holding any of its experts, over RDMA, and forwards it inside the
+ * node over NVLink (docs/cost-model.md, "Expert parallelism"). */
+typedef enum { MOED_ALLTOALL = 0, MOED_DEEPEP = 1, MOED_COUNT = 2 } moe_dispatcher_t;
+
+/* Where a token's k experts lie, which sets how many ranks and nodes DeepEP sends it to:
+ * `spread` (a trained router: as if drawn at random among the experts) or `contiguous`
+ * (k adjacent experts, the benchmark gates that assign tokens round-robin, such as NeMo
+ * Automodel's fake_balanced_gate: expert indices (token*k + j) mod E). */
+typedef enum { MOER_SPREAD = 0, MOER_CONTIGUOUS = 1, MOER_COUNT = 2 } moe_routing_t;
+
 typedef struct {
 	int lo, hi;          /* layer range [lo, hi) */
 	uint8_t mode;        /* recompute_t */
@@ -79,6 +92,8 @@ typedef struct {
 	bool loss_fusion;    /* the framework's fused cross-entropy kernel (Megatron-LM
 	                      * --cross-entropy-loss-fusion --cross-entropy-fusion-impl te) */
 	uint8_t fp8_cache;   /* fp8_cache_t: how fp8 activations are cached */
+	uint8_t moe_disp;    /* moe_dispatcher_t: how MoE tokens are dispatched */
+	uint8_t moe_route;   /* moe_routing_t: where a token's experts lie */
 	uint8_t recompute, schedule, precision, cp_kind, framework;
 	uint8_t rc_modules;  /* RCM_* bits: what selective recomputes (Megatron-LM) */
 	uint8_t opt_dt[OPT_KEYS]; /* opt_dtype_t per OPT_* tensor; all ODT_FP32 by default */
@@ -199,6 +214,8 @@ const char *strat_precision_name(int v);
 const char *strat_cp_kind_name(int v);
 const char *strat_framework_name(int v);
 const char *strat_fp8_cache_name(int v);
+const char *strat_moe_dispatcher_name(int v);
+const char *strat_moe_routing_name(int v);
 /* The framework whose semantics price s: its own, or for FW_AUTO torchtitan under ZeRO-3
  * and Megatron-LM otherwise. (Inline: the evaluator asks on every call.) */
 static inline int strat_framework(const strategy_t *s)
@@ -236,5 +253,7 @@ int strat_parse_precision(const char *s);
 int strat_parse_cp_kind(const char *s);
 int strat_parse_framework(const char *s);
 int strat_parse_fp8_cache(const char *s);
+int strat_parse_moe_dispatcher(const char *s);
+int strat_parse_moe_routing(const char *s);
 
 #endif

@@ -62,6 +62,9 @@ void export_kernel_notes(export_notes *ns, const strategy_t *s, int fw)
 	if (s->fp8_cache != FP8C_NONE && !(f->fp8_cache >> s->fp8_cache & 1))
 		export_note(ns, "not expressible: fp8_cache %s; %s keeps its fp8 GEMMs' own saved inputs",
 				strat_fp8_cache_name(s->fp8_cache), f->name);
+	if (s->moe_route == MOER_CONTIGUOUS)
+		export_note(ns, "not expressible: moe_routing contiguous; it describes a benchmark gate (round-robin "
+				"experts), not a setting of %s; the model's own router is written", f->name);
 }
 
 void export_notes_print(FILE *f, const export_notes *ns, const char *prefix)

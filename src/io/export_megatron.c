@@ -402,7 +402,9 @@ static void parallel_flags(work *w, const export_facts *x)
 	if (x->moe) {
 		add(w, "--expert-model-parallel-size %d", s->ep);
 		add(w, "--expert-tensor-parallel-size %d", s->etp);
-		if (s->ep > 1)
+		if (s->ep > 1 && s->moe_disp == MOED_DEEPEP) /* Megatron-Core >= 0.12 */
+			add(w, "--moe-token-dispatcher-type flex --moe-enable-deepep");
+		else if (s->ep > 1)
 			add(w, "--moe-token-dispatcher-type alltoall");
 		if (s->precision != PREC_FP16)
 			add(w, "--moe-grouped-gemm");

@@ -7,7 +7,8 @@
  * data_parallel_shard_degree, fsdp_reshard_after_forward, tensor_parallel_degree,
  * enable_async_tensor_parallel, pipeline_parallel_degree, pipeline_parallel_schedule,
  * pipeline_parallel_microbatch_size, pipeline_parallel_split_points,
- * context_parallel_degree, expert_parallel_degree; [activation_checkpoint] mode,
+ * context_parallel_degree, expert_parallel_degree, expert_parallel_comm_backend (DeepEP,
+ * torchtitan/distributed/deepep, later than that commit); [activation_checkpoint] mode,
  * selective_ac_option; [model] converters; [float8]. Schedule names are those of
  * torch.distributed.pipelining (1F1B, Interleaved1F1B, GPipe, ZBVZeroBubble). Newer
  * torchtitan configures runs in Python, with the same field names in ParallelismConfig
@@ -182,6 +183,9 @@ int export_torchtitan(FILE *f, const export_facts *x)
 	fprintf(f, "context_parallel_degree = %d\n", s->cp);
 	if (ep)
 		fprintf(f, "expert_parallel_degree = %d\n", ep);
+	/* torchtitan/distributed/deepep: the DeepEP backend of its expert parallelism */
+	if (ep && s->moe_disp == MOED_DEEPEP)
+		fprintf(f, "expert_parallel_comm_backend = \"deepep\"\n");
 
 	fprintf(f, "\n[activation_checkpoint]\nmode = \"%s\"\n", strat_recompute_name(mode));
 	if (mode == RC_SELECTIVE)

@@ -178,7 +178,7 @@ static const char *const set_keys[] = {"dp", "tp", "pp", "vpp", "cp", "ep", "etp
 	"framework", "tp_comm_overlap", "vocab_parallel", "loss_fusion", "fp8_cache", "recompute_layers", "recompute_modules",
 	"moe_capacity_factor", "exp_avg_dtype", "exp_avg_sq_dtype", "main_grads_dtype", "main_params_dtype",
 	"stage_layers", "first_stage_layers", "last_stage_layers", "account_for_embedding",
-	"account_for_loss", "optimizer_offload", "activation_offload", "cp_ulysses", "moe_redundant_experts", "devices", "budget_gib", "mbs", "gbs", "seq", "budget",
+	"account_for_loss", "optimizer_offload", "activation_offload", "cp_ulysses", "moe_redundant_experts", "moe_dispatcher", "moe_routing", "devices", "budget_gib", "mbs", "gbs", "seq", "budget",
 	"train_tokens", "gpu_hour_cost"};
 
 const char *const *plan_set_keys(size_t *n)
@@ -248,6 +248,10 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 		return set_enum(&s->framework, key, val, strat_parse_framework, "auto, megatron, torchtitan, deepspeed", err, n);
 	if (!strcmp(key, "fp8_cache"))
 		return set_enum(&s->fp8_cache, key, val, strat_parse_fp8_cache, "none, deepseek", err, n);
+	if (!strcmp(key, "moe_dispatcher"))
+		return set_enum(&s->moe_disp, key, val, strat_parse_moe_dispatcher, "alltoall, deepep", err, n);
+	if (!strcmp(key, "moe_routing"))
+		return set_enum(&s->moe_route, key, val, strat_parse_moe_routing, "spread, contiguous", err, n);
 	const char *near = nearest_word(key, set_keys, sizeof set_keys / sizeof set_keys[0]);
 	char hint[80] = "";
 	if (near)
@@ -257,7 +261,7 @@ static int strat_set(strategy_t *s, const char *key, const char *val, char *err,
 			"framework tp_comm_overlap vocab_parallel loss_fusion fp8_cache recompute_layers recompute_modules "
 			"moe_capacity_factor exp_avg_dtype exp_avg_sq_dtype main_grads_dtype main_params_dtype stage_layers "
 			"first_stage_layers last_stage_layers account_for_embedding account_for_loss optimizer_offload "
-			"activation_offload cp_ulysses moe_redundant_experts)", key, hint);
+			"activation_offload cp_ulysses moe_redundant_experts moe_dispatcher moe_routing)", key, hint);
 	return -2;
 }
 

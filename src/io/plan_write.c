@@ -389,6 +389,10 @@ static void write_strategy(FILE *f, const strategy_t *s, int devices)
 		fputs("  loss_fusion: true\n", f);
 	if (s->fp8_cache != FP8C_NONE)
 		fprintf(f, "  fp8_cache: %s\n", strat_fp8_cache_name(s->fp8_cache));
+	if (s->moe_disp != MOED_ALLTOALL)
+		fprintf(f, "  moe_dispatcher: %s\n", strat_moe_dispatcher_name(s->moe_disp));
+	if (s->moe_route != MOER_SPREAD)
+		fprintf(f, "  moe_routing: %s\n", strat_moe_routing_name(s->moe_route));
 	for (int k = 0; k < OPT_KEYS; k++) /* written only when not the fp32 default */
 		if (s->opt_dt[k] != ODT_FP32)
 			fprintf(f, "  %s: %s\n", strat_opt_key(k), strat_opt_dtype_name(s->opt_dt[k]));

@@ -64,6 +64,8 @@ static void strategy_json(json_w *w, const strategy_t *s, const model_t *m)
 	/* the fused loss kernel and the fp8 activation cache (docs/cost-model.md) */
 	json_bool(w, "loss_fusion", s->loss_fusion);
 	json_str(w, "fp8_cache", strat_fp8_cache_name(s->fp8_cache));
+	json_str(w, "moe_dispatcher", strat_moe_dispatcher_name(s->moe_disp));
+	json_str(w, "moe_routing", strat_moe_routing_name(s->moe_route));
 	/* the framework whose semantics priced the plan; framework_inferred when the plan left
 	 * it to its ZeRO level (framework: auto) */
 	json_str(w, "framework", strat_framework_name(strat_framework(s)));
@@ -371,6 +373,10 @@ void report_table(FILE *f, const plan_t *p, const eval_result *r)
 		used += (size_t)snprintf(cf + used, sizeof cf - used, " moe_redundant_experts=%d", s->moe_redundant);
 	if (s->fp8_cache != FP8C_NONE && used < sizeof cf)
 		used += (size_t)snprintf(cf + used, sizeof cf - used, " fp8_cache=%s", strat_fp8_cache_name(s->fp8_cache));
+	if (s->moe_disp != MOED_ALLTOALL && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " moe_dispatcher=%s", strat_moe_dispatcher_name(s->moe_disp));
+	if (s->moe_route != MOER_SPREAD && used < sizeof cf)
+		used += (size_t)snprintf(cf + used, sizeof cf - used, " moe_routing=%s", strat_moe_routing_name(s->moe_route));
 	char cpk[48] = "";
 	if (s->cp > 1 && strat_cp_mode(s) == CP_ULYSSES)
 		snprintf(cpk, sizeof cpk, "(ulysses)");

@@ -83,13 +83,56 @@ void lcomm_cp_price(const cost_ctx *x, layer_cost *o)
 	}
 }
 
+/* The chance that none of a token's k experts (distinct, top-k) lies in one of g equal
+ * groups of the E experts: C(E - E/g, k) / C(E, k). */
+static double none_in_group(double experts, int k, double g)
+{
+	double p = 1, in = experts / g;
+	for (int i = 0; i < k && p > 0; i++)
+		p *= fmax(0, experts - in - i) / (experts - i);
+	return p;
+}
+
+/* One DeepEP dispatch (or combine) over the EP group (DeepEP, github.com/deepseek-ai/DeepEP,
+ * README "normal kernels"; DeepSeek-V3 report, arXiv 2412.19437, Sec. 3.2.2): a token goes
+ * once to each node holding any of its k experts, over RDMA through the rank's own NIC, and
+ * is forwarded inside the node over NVLink; within one domain it goes once to each rank
+ * holding any of them. `bytes` is the alltoall dispatcher's volume, one copy per expert. */
+static double deepep_a2a(const cost_ctx *x, const layer_shape *sh, double bytes)
+{
+	const cluster_t *c = x->c;
+	int n = x->s->ep, k = sh->t->topk;
+	double e = sh->t->experts, one = bytes / k; /* a rank's tokens, once each */
+	int ddev = cluster_domain_devices(c), stride = x->s->etp;
+	int m = stride >= ddev ? 1 : ddev / stride;
+	m = m > n ? n : m;
+	double nodes = x->ep_l.inter ? (double)n / m : 1, ranks, remote;
+	if (x->s->moe_route == MOER_CONTIGUOUS) {
+		/* k adjacent experts: k*n/E ranks and k*nodes/E nodes, at least one of each, the
+		 * token's own node as likely as any */
+		double span = fmax(1, k * nodes / e);
+		ranks = fmax(1, k * n / e);
+		remote = span * (nodes - 1) / nodes;
+	} else {
+		ranks = n * (1 - none_in_group(e, k, n));
+		remote = (nodes - 1) * (1 - none_in_group(e, k, nodes));
+	}
+	if (!x->ep_l.inter)
+		return comm_alltoall(x->ep_l, n, one * ranks);
+	double t_net = one * remote / (cluster_net_gbps(c) * 1e9 * c->eff.coll_inter);
+	double t_in = one * ranks / nodes / (cluster_domain_group_gbps(c, m) * 1e9 * c->eff.coll_intra);
+	return fmax(t_net, t_in) + (nodes - 1) * x->ep_l.lat;
+}
+
 static void ep_comm(const cost_ctx *x, const layer_parts *p, layer_cost *o)
 {
 	const strategy_t *s = x->s;
 	const cluster_t *c = x->c;
 	if (s->ep > 1) {
 		/* dispatch and combine all-to-all in forward, the same two in backward */
-		o->ep_f = 2 * comm_alltoall(x->ep_l, s->ep, p->mlp.ep_bytes);
+		double a2a = s->moe_disp == MOED_DEEPEP ? deepep_a2a(x, &p->sh, p->mlp.ep_bytes) :
+			comm_alltoall(x->ep_l, s->ep, p->mlp.ep_bytes);
+		o->ep_f = 2 * a2a;
 		o->ep_b = o->ep_f;
 	}
 	if (s->etp > 1) {
