@@ -4,6 +4,24 @@
 
 #include <stdio.h>
 
+/* The link the cost model prices group kind i on: pipeline sends and ring-attention steps
+ * on one neighbour's path, the EP and Ulysses all-to-alls at each rank's NIC share across
+ * domains, the rest as ring collectives (cost/comm.h). */
+static comm_link place_link(const cluster_t *c, const strategy_t *s, int i, long long n, long long stride)
+{
+	if (i == PLACE_PP)
+		return comm_pp_link(c, s);
+	if (i == PLACE_EP)
+		return comm_a2a_link(c, (int)n, (int)stride);
+	if (i == PLACE_CP && strat_cp_mode(s) == CP_ULYSSES)
+		return comm_a2a_link(c, (int)n, (int)stride);
+	if (i == PLACE_CP) { /* ring or USP: the ring over the Ulysses groups paces the steps */
+		int u = strat_cp_ulysses(s);
+		return comm_p2p_link(c, comm_in_domain(c, n, stride) && comm_in_domain(c, n / u, stride * u));
+	}
+	return comm_group(c, (int)n, (int)stride);
+}
+
 int place_groups(const cluster_t *c, const strategy_t *s, place_group out[PLACE_COUNT])
 {
 	/* Megatron-LM's rank order (megatron/core/parallel_state.py, order "tp-cp-ep-dp-pp"):
@@ -23,7 +41,7 @@ int place_groups(const cluster_t *c, const strategy_t *s, place_group out[PLACE_
 		o->name = g[i].name;
 		o->size = (int)g[i].n;
 		o->stride = g[i].stride;
-		comm_link l = i == PLACE_PP ? comm_pp_link(c, s) : comm_group(c, (int)g[i].n, (int)g[i].stride);
+		comm_link l = place_link(c, s, i, g[i].n, g[i].stride);
 		o->in_domain = !l.inter;
 		o->gbps = l.bw / 1e9;
 		multi += g[i].n > 1;

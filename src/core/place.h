@@ -1,6 +1,6 @@
 /* place.h - where each parallel group of a strategy lands: its size, its rank stride in
  * Megatron-LM's order and whether it stays in the cluster's scale-up domain. The links the
- * cost model prices come from the same rule (cost/comm.h comm_group); views call this. */
+ * cost model prices come from the same rules (cost/comm.h); views call this. */
 #ifndef STRATA_CORE_PLACE_H
 #define STRATA_CORE_PLACE_H
 
