@@ -22,7 +22,7 @@
 typedef enum {
 	MV_TP_PP, MV_TP_DP, MV_TP_OVERLAP, MV_PP_DP, MV_PP_TP, MV_MBS_DOWN, MV_MBS_UP, MV_VPP_UP, MV_ZB,
 	MV_RC_NONE, MV_RC_SEL, MV_RC_FULL, MV_CP_DP, MV_CP_KIND, MV_EP_DOWN, MV_EP_UP, MV_ZERO_UP, MV_ZERO_DOWN,
-	MV_DP_PP, MV_DP_TP, MV_COUNT
+	MV_DP_PP, MV_DP_TP, MV_DEEPEP, MV_COUNT
 } adv_move;
 
 /* The knobs each move changes (pins forbid them). */
@@ -37,6 +37,7 @@ static unsigned move_knobs(adv_move mv)
 		[MV_CP_DP] = 1u << KNOB_CP | 1u << KNOB_DP, [MV_CP_KIND] = 0, [MV_EP_DOWN] = 1u << KNOB_EP,
 		[MV_EP_UP] = 1u << KNOB_EP, [MV_ZERO_UP] = 1u << KNOB_ZERO, [MV_ZERO_DOWN] = 1u << KNOB_ZERO,
 		[MV_DP_PP] = 1u << KNOB_DP | 1u << KNOB_PP, [MV_DP_TP] = 1u << KNOB_DP | 1u << KNOB_TP,
+		[MV_DEEPEP] = 0,
 	};
 	return k[mv];
 }
@@ -73,6 +74,12 @@ static int move_apply(adv_move mv, strategy_t *t, char *label, size_t n)
 		t->tp /= 2;
 		reshape(t);
 		snprintf(label, n, "tp %d, dp twice as wide", t->tp);
+		return 1;
+	case MV_DEEPEP: /* one copy a node instead of one per expert (docs/cost-model.md) */
+		if (t->ep < 2 || t->moe_disp == MOED_DEEPEP)
+			return 0;
+		t->moe_disp = MOED_DEEPEP;
+		snprintf(label, n, "DeepEP dispatch (moe_dispatcher: deepep)");
 		return 1;
 	case MV_TP_OVERLAP:
 		if (t->tp < 2 || t->tp_overlap)
@@ -185,7 +192,7 @@ static const adv_move *kind_moves(adv_kind k)
 	static const adv_move mem[] = {MV_RC_SEL, MV_RC_FULL, MV_ZERO_UP, MV_DP_PP, MV_DP_TP, MV_MBS_DOWN, MV_COUNT};
 	static const adv_move tp[] = {MV_TP_PP, MV_TP_DP, MV_TP_OVERLAP, MV_COUNT};
 	static const adv_move cp[] = {MV_CP_DP, MV_CP_KIND, MV_COUNT};
-	static const adv_move ep[] = {MV_EP_DOWN, MV_EP_UP, MV_COUNT};
+	static const adv_move ep[] = {MV_EP_DOWN, MV_EP_UP, MV_DEEPEP, MV_COUNT};
 	static const adv_move pp[] = {MV_PP_DP, MV_PP_TP, MV_COUNT};
 	static const adv_move dp[] = {MV_DP_PP, MV_DP_TP, MV_ZERO_DOWN, MV_COUNT};
 	static const adv_move bubble[] = {MV_MBS_DOWN, MV_VPP_UP, MV_ZB, MV_PP_DP, MV_PP_TP, MV_COUNT};

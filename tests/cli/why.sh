@@ -64,6 +64,20 @@ st eval --recompute none --tp 2 --pp 2 --why
 expect_rc "eval --why over budget: exit 1" 1
 check "eval --why over budget: the memory loss is first" grep -q "^  1. stage .* over the .* GiB budget" "$OUT"
 
+# EP across nodes: DeepEP is proposed, with the dispatcher's own evaluation
+cat >"$T/moe.yaml" <<'EOF2'
+model: qwen3-30b-a3b
+cluster: dgx-h100
+devices: 32
+strategy: {ep: 32, global_batch: 256, recompute: full}
+EOF2
+st eval "$T/moe.yaml" --why
+out_has "eval --why: EP on the network" "ep 32 all-to-all on the network is"
+out_has "eval --why: DeepEP proposed" "-> DeepEP dispatch (moe_dispatcher: deepep): -"
+st eval "$T/moe.yaml" --framework deepspeed --zero 1 --why
+check "eval --why: DeepEP not proposed under DeepSpeed, which cannot run it" \
+    sh -c "grep -q 'ep 32 all-to-all on the network' '$OUT' && ! grep -q 'DeepEP dispatch' '$OUT'"
+
 # --why is eval's alone
 st search --why
 expect_rc "search --why: unknown option" 2
