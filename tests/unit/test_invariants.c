@@ -117,6 +117,15 @@ static int monotone(const model_t *m, const cluster_t *c, int dev, const strateg
 			return -1;
 		return alt.step <= res.step * (1 + 1e-12);
 	}
+	case 4: /* DeepEP for the alltoall dispatcher: a token crosses to a node once, not once
+	         * per expert, so the EP time cannot grow */
+		if (s->ep < 2 || s->moe_disp == MOED_DEEPEP)
+			return -1;
+		o.moe_disp = MOED_DEEPEP;
+		*what = "DeepEP instead of the alltoall dispatcher: no more step time";
+		if (eval_run(m, c, dev, &o, 0, &alt))
+			return -1;
+		return alt.step <= res.step * (1 + 1e-12);
 	case 0: /* more recomputation */
 		if (s->recompute == RC_FULL || s->nranges)
 			return -1;
@@ -452,6 +461,8 @@ static strategy_t sample(const model_t *m)
 	s.sp = rnd(2);
 	s.precision = (uint8_t)rnd(3);
 	s.framework = (uint8_t)rnd(FW_COUNT);
+	s.moe_disp = (uint8_t)rnd(MOED_COUNT);
+	s.moe_route = (uint8_t)rnd(MOER_COUNT);
 	return s;
 }
 
@@ -513,7 +524,7 @@ int main(void)
 					}
 				}
 				const char *rule = "";
-				int mr = (int)rnd(4), ms = mr == 3 ? (int)rnd(3) : 0;
+				int mr = (int)rnd(5), ms = mr == 3 ? (int)rnd(3) : 0;
 				int held = monotone(&m, &c, dev, &s, mr, ms, &rule);
 				if (held >= 0) {
 					mono++;
@@ -552,7 +563,7 @@ int main(void)
 			bad_mfu, worst, worst_h));
 	CHECK(bad_equiv == 0, check_fmt("invariants: %ld pairs of equivalent plans evaluate identically (%ld "
 			"differ)", equiv, bad_equiv));
-	CHECK(bad_mono == 0, check_fmt("invariants: %ld monotone steps hold (recompute, micro-batch, ZeRO, a faster "
+	CHECK(bad_mono == 0, check_fmt("invariants: %ld monotone steps hold (recompute, micro-batch, ZeRO, DeepEP, a faster "
 			"link; %ld violations)", mono, bad_mono));
 	gpipe_phases(&paths);
 	long nsweep = 0, bad_sweep = cons_sweep(&paths, env ? 4 : 1, &nsweep);

@@ -120,7 +120,8 @@ static double deepep_a2a(const cost_ctx *x, const layer_shape *sh, double bytes)
 	if (!x->ep_l.inter)
 		return comm_alltoall(x->ep_l, n, one * ranks);
 	double t_net = one * remote / (cluster_net_gbps(c) * 1e9 * c->eff.coll_inter);
-	double t_in = one * ranks / nodes / (cluster_domain_group_gbps(c, m) * 1e9 * c->eff.coll_intra);
+	/* inside the node: the token to the (m-1)/m of its ranks there that are not this one */
+	double t_in = one * ranks / nodes * (m - 1) / m / (cluster_domain_group_gbps(c, m) * 1e9 * c->eff.coll_intra);
 	return fmax(t_net, t_in) + (nodes - 1) * x->ep_l.lat;
 }
 
