@@ -7,7 +7,9 @@
  * gathers each unit's parameters for forward and backward and reduce-scatters its gradients
  * on every micro-batch, one collective per unit (a layer under FSDP, a submodule's
  * parameters or a prefetch bucket under DeepSpeed; framework.h FW_Z3_*), each with NCCL's
- * start-up and the bandwidth its size gets (comm.h); the gradient reduction overlaps
+ * start-up and the bandwidth its size gets (comm.h); DeepSpeed under full recompute
+ * gathers a layer again for its recompute and a third time what stage3_max_reuse_distance
+ * released before the backward (PartitionedParameterCoordinator); the gradient reduction overlaps
  * the last micro-batch's backward (Li et al. 2020, PyTorch DDP, arXiv 2006.15704). Experts'
  * states are sharded over their own data-parallel group (dp*cp*tp/(ep*etp) ranks). The
  * optimizer step is a memory-bound pass over ~34 bytes per locally updated parameter with
