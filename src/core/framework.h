@@ -34,6 +34,9 @@ enum { FW_Z3_LAYER = 0, FW_Z3_MODULE = 1 };
 #define FW_DS_LIVE 1e9
 #define FW_DS_REDUCE_BUCKET 5e8
 #define FW_DS_PERSIST 1e5
+/* stage3_max_reuse_distance (1e9 elements, deepspeed/runtime/zero/config.py): a parameter
+ * whose next use comes within this many elements of traced parameters is not released */
+#define FW_DS_REUSE 1e9
 
 /* What a framework runs (masks and switches) and how it runs it (the cost model reads
  * the fields from logit_bytes on through fw_caps_of). */

@@ -38,7 +38,8 @@ for cmd in eval search ilp export validate; do
         n=$((n + 1))
         arg=$(grep -E "^  ([^ ]+, )?$o( |,)" "$OUT" | head -n 1 | awk -v o="$o" '{for (i = 1; i <= NF; i++) if ($i == o || $i == o ",") { a = $(i + 1); if (o ~ /,$/) a = $(i + 2); print a; exit } }')
         case "$arg" in [A-Z]*|*"|"*|0..3) val=1 ;; *) val="" ;; esac
-        "$STRATA" "$cmd" "$o" ${val:+"$val"} >/dev/null 2>"$T/e" </dev/null
+        # in $T: an option that takes a file (search --write 1) writes it there, not in the tree
+        (cd "$T" && "$STRATA" "$cmd" "$o" ${val:+"$val"} >/dev/null 2>"$T/e" </dev/null)
         grep -q "unknown option" "$T/e" && bad="$bad $o"
     done
     check "$cmd --help: all $n listed options are taken by the parser${bad:+ (refused:$bad)}" [ -z "$bad" ] && [ "$n" -ge 2 ]

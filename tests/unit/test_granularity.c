@@ -95,6 +95,18 @@ static void test_units(void)
 	CHECK(ok, "comm: a fixed buffer never gathers faster on more ranks");
 }
 
+/* A ZeRO-3 plan on 64 data-parallel ranks, one sequence of `seq` tokens each, priced as fw. */
+static strategy_t z3_strategy(int fw, int seq)
+{
+	strategy_t s = strat_default();
+	s.dp = 64;
+	s.zero = 3;
+	s.seq = seq;
+	s.global_batch = 64;
+	s.framework = (uint8_t)fw;
+	return s;
+}
+
 /* ---- dp.c: ZeRO-3 gather plan per framework -----------------------------------------------
  * Llama-3-8B shape (h 4096, ffn 14336, 32/8 heads of 128), tp 1. Per layer: attention
  * 4096 x (4096 + 2 x 1024) + 4096 x 4096 = 41,943,040, MLP 3 x 4096 x 14336 = 176,160,768;
@@ -107,12 +119,7 @@ static void test_zero3_plan(void)
 	model_t m;
 	build(&m, 4096, 14336, 32, 8, 0, 0);
 	cluster_t c = test_cluster();
-	strategy_t s = strat_default();
-	s.dp = 64;
-	s.zero = 3;
-	s.seq = 4096;
-	s.global_batch = 64;
-	s.framework = FW_DEEPSPEED;
+	strategy_t s = z3_strategy(FW_DEEPSPEED, 4096);
 	cost_ctx x;
 	ctx_init(&x, &m, &c, &s);
 	dp_z3 z = dp_zero3_plan(&x, 218103808);
@@ -141,6 +148,54 @@ static void test_zero3_plan(void)
 	 * = 3007.0335 us; x 32 layers = 96.225 ms, nothing hidden (no compute window) */
 	CHECK_NEAR(fl, 32 * (63.0 / 64 * 436207616 / 160e9 + 63 * 5e-6 + 8.4e-6), 1e-12,
 			"zero3: FSDP's forward gathers by hand");
+}
+
+/* ---- dp.c: DeepSpeed's re-gather under full recompute -----------------------------------
+ * GPT-3-style 530B layer (h 20480, ffn 4h, plain MLP), tp 1, forward order q, k, v, o of
+ * 20480^2 = 419,430,400 elements and fc1, fc2 of 20480 x 81920 = 1,677,721,600. After the
+ * recompute of a tensor come 2 x the elements after it before its backward: fc2 0 (kept),
+ * fc1 2 x 1.68e9 >= 1e9 (released, gathered again), and so every attention tensor: again
+ * (4 x 419,430,400 + 1,677,721,600) / (4 x 419,430,400 + 2 x 1,677,721,600) = 2/3.
+ * Gated (three MLP matrices): (1,677,721,600 + 2 x 1,677,721,600) / (1,677,721,600 + 3 x
+ * 1,677,721,600) = 3/4. Attention alone: q (2 x 1.26e9) and k (2 x 8.4e8), not v (2 x 4.2e8)
+ * nor o: 1/2. Llama-3-8B's layer (218,103,808): 2 x the elements after q =
+ * 2 x 201,326,592 < 1e9, nothing re-gathered, but the recompute gathers every layer once
+ * more: 32 layers x 4.36216 gathers of 2 x 5e7 bytes, each 63/64 x 1e8 / 160e9 + 63 x 5e-6
+ * + 8.4e-6 = 938.634 us, 131.02 ms more in backward than without recompute. */
+static void test_zero3_regather(void)
+{
+	double n[6] = {419430400, 419430400, 419430400, 419430400, 1677721600, 1677721600};
+	CHECK_NEAR(dp_z3_regather(n, 6, FW_DS_REUSE), 2.0 / 3.0, 1e-12, "regather: 530B layer, all but fc2");
+	CHECK_NEAR(dp_z3_regather(n, 4, FW_DS_REUSE), 0.5, 1e-12, "regather: attention alone, q and k");
+	model_t m;
+	build(&m, 20480, 81920, 128, 128, 0, 0);
+	cluster_t c = test_cluster();
+	strategy_t s = z3_strategy(FW_DEEPSPEED, 2048);
+	s.recompute = RC_FULL;
+	cost_ctx x;
+	ctx_init(&x, &m, &c, &s);
+	dp_z3 z = dp_zero3_plan(&x, 1);
+	CHECK(z.rc_full == 1, "regather: every layer recomputed");
+	CHECK_NEAR(z.rg_d, 0.75, 1e-12, "regather: gated 530B layer, all but the down projection");
+	s.framework = FW_TORCHTITAN;
+	ctx_init(&x, &m, &c, &s);
+	z = dp_zero3_plan(&x, 1);
+	CHECK(z.rc_full == 0, "regather: FSDP gathers a unit once for recompute and backward");
+
+	build(&m, 4096, 14336, 32, 8, 0, 0);
+	s.framework = FW_DEEPSPEED;
+	double t[2];
+	for (int rc = 0; rc < 2; rc++) {
+		s.recompute = rc ? RC_FULL : RC_NONE;
+		ctx_init(&x, &m, &c, &s);
+		dp_groups g = dp_groups_of(&x);
+		z = dp_zero3_plan(&x, 218103808);
+		double zf;
+		dp_zero3(&x, &g, &z, 32 * 218103808.0, 0, 32, 0, 0, 0, &zf, &t[rc]);
+	}
+	CHECK_NEAR(z.rg_d, 0, 1e-12, "regather: an 8B layer stays gathered from recompute to backward");
+	CHECK_NEAR(t[1] - t[0], 32.0 * 218103808 / 5e7 * (63.0 / 64 * 1e8 / 160e9 + 63 * 5e-6 + 8.4e-6), 1e-12,
+			"regather: the recompute's gathers by hand");
 }
 
 /* ---- mlp.c: fine-grained experts -------------------------------------------------------------
@@ -191,6 +246,7 @@ int main(void)
 {
 	test_units();
 	test_zero3_plan();
+	test_zero3_regather();
 	test_moe_experts();
 	return check_done();
 }

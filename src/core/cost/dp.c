@@ -46,10 +46,88 @@ static void z3_kind(const cost_ctx *x, int k, double *gd, double *ge, double *tm
 	*tmax = sh > *tmax ? sh : *tmax;
 }
 
+/* Elements among n[lo..hi-1] that DeepSpeed's PartitionedParameterCoordinator
+ * (__params_to_release) gathers again for the backward of a checkpointed layer whose k
+ * tensors n[] (forward order) were just recomputed: a submodule's parameters stay gathered
+ * only if they reoccur in the traced submodule order before max_reuse elements of
+ * parameters have been traversed, and after the recompute of tensor j come the recompute
+ * of the tensors after it, their backward in reverse, then j's own backward: 2 x the
+ * elements after j lie between its two uses. */
+static double z3_again(const double *n, int k, int lo, int hi, double max_reuse)
+{
+	double after = 0, again = 0;
+	for (int j = k - 1; j >= 0; j--) {
+		if (2 * after >= max_reuse && j >= lo && j < hi)
+			again += n[j];
+		after += n[j];
+	}
+	return again;
+}
+
+double dp_z3_regather(const double *n, int k, double max_reuse)
+{
+	double total = 0;
+	for (int j = 0; j < k; j++)
+		total += n[j];
+	return total > 0 ? z3_again(n, k, 0, k, max_reuse) / total : 0;
+}
+
+/* The tensors of one layer of kind k on a device in forward order (elements), dense part
+ * into d[0..*nd-1], routed experts into e[0..*ne-1] (at most 8 entries each for the dense,
+ * nloc x (g+1) collapsed to g+1 per-expert groups of the same size for the experts, whose
+ * order within a layer does not change which are re-gathered when the experts run last). */
+static void z3_tensors(const cost_ctx *x, int k, double *d, int *nd, double *e, int *ne)
+{
+	const model_t *m = x->m;
+	const strategy_t *s = x->s;
+	const layer_kind *t = &m->kind[k];
+	layer_params lp = model_layer_params(m, k);
+	double g = model_kind_gated(m, k) ? 2.0 : 1.0, h = model_kind_hidden(m, k), tp = s->tp;
+	int i = 0;
+	if (t->attn == ATTN_MLA) {
+		/* MLA: q (or q_a, q_b), kv_a, kv_b, o, taken as equal shares of the attention */
+		int na = t->q_lora > 0 ? 5 : 4;
+		for (int j = 0; j < na; j++)
+			d[i++] = lp.attn / tp / na;
+	} else {
+		double q = h * t->heads * (double)t->head_dim / tp, kv = h * t->kv_heads * (double)t->head_dim / tp;
+		d[i++] = q;
+		d[i++] = kv;
+		d[i++] = kv;
+		d[i++] = q;
+	}
+	if (t->experts > 0)
+		d[i++] = lp.router;
+	double fl = t->experts == 0 ? (double)t->ffn : t->shared > 0 ? (double)t->shared * t->expert_ffn : 0;
+	for (int j = 0; fl > 0 && j < (int)g + 1; j++)
+		d[i++] = h * fl / tp;
+	*nd = i;
+	*ne = 0;
+	if (t->experts > 0) {
+		double nloc = (double)t->experts / s->ep + s->moe_redundant;
+		for (int j = 0; j < (int)g + 1; j++)
+			e[(*ne)++] = nloc * h * t->expert_ffn / (double)s->etp;
+	}
+}
+
+/* The share of the model's layers that run a full recompute (the stage's share is taken
+ * as the model's: recompute ranges are rare and usually span the model). */
+static double z3_full_share(const strategy_t *s, const model_t *m)
+{
+	if (m->layers <= 0)
+		return 0;
+	if (s->nranges == 0)
+		return s->recompute == RC_FULL ? 1 : 0;
+	int n = 0;
+	for (int l = 0; l < m->layers; l++)
+		n += strat_layer_recompute(s, l) == RC_FULL;
+	return (double)n / m->layers;
+}
+
 dp_z3 dp_zero3_plan(const cost_ctx *x, double unit)
 {
 	const model_t *m = x->m;
-	dp_z3 z = {x->fw->zero3_unit, 1, 0, unit, 0, x->ob.g, 0};
+	dp_z3 z = {x->fw->zero3_unit, 1, 0, unit, 0, x->ob.g, 0, 0, 0, 0};
 	if (x->s->zero != 3)
 		return z; /* below ZeRO-3 only the unit is read (dp_edge's FSDP bucket) */
 	for (int k = 0; k < m->nkinds; k++) {
@@ -61,6 +139,24 @@ dp_z3 dp_zero3_plan(const cost_ctx *x, double unit)
 			z.gd = gd > z.gd ? gd : z.gd;
 		z.ge = ge > z.ge ? ge : z.ge;
 		z.tmax = tm > z.tmax ? tm : z.tmax;
+	}
+	z.rc_full = z.unit == FW_Z3_MODULE ? z3_full_share(x->s, m) : 0;
+	for (int k = 0; z.rc_full > 0 && k < m->nkinds; k++) {
+		double d[12], e[4];
+		int nd, ne;
+		if (!model_kind_used(m, k))
+			continue;
+		z3_tensors(x, k, d, &nd, e, &ne);
+		/* the routed experts run last, after the dense tensors; the worst kind counts */
+		double n[16], sd = 0, se = 0;
+		for (int j = 0; j < nd; j++)
+			sd += n[j] = d[j];
+		for (int j = 0; j < ne; j++)
+			se += n[nd + j] = e[j];
+		double rdd = sd > 0 ? z3_again(n, nd + ne, 0, nd, FW_DS_REUSE) / sd : 0;
+		double rde = se > 0 ? z3_again(n, nd + ne, nd, nd + ne, FW_DS_REUSE) / se : 0;
+		z.rg_d = rdd > z.rg_d ? rdd : z.rg_d;
+		z.rg_e = rde > z.rg_e ? rde : z.rg_e;
 	}
 	if (z.unit == FW_Z3_LAYER) {
 		/* FSDP: the current and the prefetched unit unsharded (16-bit parameters) and the
@@ -108,9 +204,18 @@ void dp_zero3(const cost_ctx *x, const dp_groups *g, const dp_z3 *z, double pd, 
 	}
 	double rs = comm_ring_allgather_units(dr, g->dp_l, pd * z->rbytes, rd) +
 		(pe > 0 ? comm_ring_allgather_units(er, g->edp_l, pe * z->rbytes, re) : 0);
+	/* DeepSpeed under full recompute: the forward released each layer's parameters, so
+	 * the recompute in backward gathers them again, and the backward a third time those
+	 * the recompute released (dp_z3_regather); the same coalesced unit sizes */
+	double agb = ag;
+	if (z->rc_full > 0) {
+		double ud = z->rc_full * L * z->gd * (1 + z->rg_d), ue = z->rc_full * L * z->ge * (1 + z->rg_e);
+		agb += comm_ring_allgather_units(dr, g->dp_l, pd * 2 / nd * ud, ud) +
+			(pe > 0 && ue > 0 ? comm_ring_allgather_units(er, g->edp_l, pe * 2 / ne * ue, ue) : 0);
+	}
 	double hide = c->eff.dp_overlap, kap = c->eff.contention;
 	*zf = comm_overlap(ag, hide * f, kap);
-	*zb = comm_overlap(ag + rs, hide * b, kap);
+	*zb = comm_overlap(agb + rs, hide * b, kap);
 }
 
 double dp_sync(const cost_ctx *x, const dp_groups *g, double pd, double pe)

@@ -7,7 +7,9 @@
  * gathers each unit's parameters for forward and backward and reduce-scatters its gradients
  * on every micro-batch, one collective per unit (a layer under FSDP, a submodule's
  * parameters or a prefetch bucket under DeepSpeed; framework.h FW_Z3_*), each with NCCL's
- * start-up and the bandwidth its size gets (comm.h); the gradient reduction overlaps
+ * start-up and the bandwidth its size gets (comm.h); DeepSpeed under full recompute
+ * gathers a layer again for its recompute and a third time what stage3_max_reuse_distance
+ * released before the backward (PartitionedParameterCoordinator); the gradient reduction overlaps
  * the last micro-batch's backward (Li et al. 2020, PyTorch DDP, arXiv 2006.15704). Experts'
  * states are sharded over their own data-parallel group (dp*cp*tp/(ep*etp) ranks). The
  * optimizer step is a memory-bound pass over ~34 bytes per locally updated parameter with
@@ -35,6 +37,10 @@ typedef struct {
 	double tmax;            /* largest parameter tensor held per device */
 	double rbytes;          /* bytes per gradient element reduce-scattered */
 	double buf;             /* bytes of the unsharded parameters and gradients in flight */
+	/* DeepSpeed under full recompute (dp_z3_regather): the share of the layers recomputed
+	 * in full, and the share of a layer's dense / expert bytes gathered a third time for
+	 * the backward after the recompute released them */
+	double rc_full, rg_d, rg_e;
 } dp_z3;
 
 /* Groups of the context's strategy. */
@@ -42,6 +48,11 @@ dp_groups dp_groups_of(const cost_ctx *x);
 /* The gather plan of the context's strategy; unit: the largest used layer kind's
  * parameters per device (FSDP's unit). */
 dp_z3 dp_zero3_plan(const cost_ctx *x, double unit);
+/* DeepSpeed ZeRO-3's re-gather rule: of tensors of sizes n[0..k-1] (elements, in forward
+ * order) recomputed in one checkpointed layer, the share of their elements that is released
+ * after the recompute and gathered again for the backward, with max_reuse elements the
+ * reuse window (stage3_max_reuse_distance). */
+double dp_z3_regather(const double *n, int k, double max_reuse);
 /* ZeRO-3: exposed gather/reduce seconds per micro-batch of a stage holding pd dense and pe
  * expert parameters in `layers` layers and `ends` embedding/output units, under its forward
  * f and backward b; into *zf, *zb. */
