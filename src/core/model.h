@@ -180,6 +180,8 @@ int model_layer_hidden(const model_t *m, int l);
 bool model_uniform(const model_t *m);
 /* Field-by-field equality of two layer kinds (struct padding cannot make them differ). */
 bool model_kind_equal(const layer_kind *a, const layer_kind *b);
+/* model_kind_equal but for the mtp flag: an MTP module's layer and the layer it repeats. */
+bool model_kind_same_layer(const layer_kind *a, const layer_kind *b);
 /* Equality of two models: name, model-wide fields, and layer by layer the same shapes (the
  * numbering of kinds, and kinds no layer uses, do not count). */
 bool model_equal(const model_t *a, const model_t *b);
