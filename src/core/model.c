@@ -457,6 +457,20 @@ double model_sum_runs(const model_t *m, const double *per_kind, bool with_mtp)
 	return sum;
 }
 
+void model_sum_runs2(const model_t *m, const double *per_kind, const double *active, double *total,
+		double *active_sum)
+{
+	double e = embed_params(m), t = e, a = e;
+	for (int r = 0; r < m->nruns; r++) {
+		int k = m->run[r].kind;
+		t += m->run[r].count * per_kind[k];
+		if (!m->kind[k].mtp)
+			a += m->run[r].count * active[k];
+	}
+	*total = t;
+	*active_sum = a;
+}
+
 double model_total_params(const model_t *m, bool with_mtp)
 {
 	double per_kind[MODEL_MAX_KINDS];

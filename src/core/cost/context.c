@@ -43,7 +43,8 @@ void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_
 	x->tp_l = comm_group(c, s->tp, 1);
 	x->cp_l = comm_group(c, s->cp, s->tp);
 	x->ep_l = comm_group(c, s->ep, s->etp);
-	x->moe_rep = strat_moe_replica(s, model_max_experts(m));
+	x->experts = model_max_experts(m);
+	x->moe_rep = strat_moe_replica(s, x->experts);
 	x->tp_exp = s->tp_overlap ? 1 - c->eff.tp_overlap : 1;
 	x->fw = fw_run_caps(s);
 	x->ob = mem_opt_bytes(s);
