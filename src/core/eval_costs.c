@@ -142,7 +142,7 @@ void eval_costs_kinds(const model_t *m, const cluster_t *c, const strategy_t *s,
 	double unit = costs_common(&x, k, o, &vc, &wmax);
 	double d_dense = (double)s->dp * s->cp;
 	double d_exp = (double)s->dp * s->cp * s->tp / ((double)s->ep * s->etp);
-	mem_state sb = mem_state_replicated(s, d_dense, d_exp, x.moe_rep);
+	mem_state sb = mem_state_replicated(s, &x.ob, d_dense, d_exp, x.moe_rep);
 	o->wb = sb.wb;
 	o->gb = sb.gb;
 	o->ob = sb.ob;

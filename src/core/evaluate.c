@@ -343,7 +343,7 @@ static void compose_step(const stage_env *e, const stage_totals *t, int devices,
 	r->pp = mb * ss->pp + t->tied;
 	r->dp = mb * ss->dp_exposed + t->dp_end;
 	/* one replica: name the group that still syncs gradients (EVAL_DP_* in evaluate.h) */
-	int edp = model_max_experts(x->m) > 0 && (long long)s->cp * s->tp > (long long)s->ep * s->etp;
+	int edp = x->experts > 0 && (long long)s->cp * s->tp > (long long)s->ep * s->etp;
 	r->dp_group = s->dp > 1 || (s->cp == 1 && !edp) ? EVAL_DP : s->cp > 1 ? EVAL_DP_CP : EVAL_EDP;
 	r->bubble = bubble;
 	r->optimizer = opt;
@@ -482,8 +482,7 @@ int eval_run_kinds(const model_t *m, const cluster_t *c, int devices, const stra
 		per_kind[i] = kc[i].params;
 		active[i] = kc[i].params_active;
 	}
-	r->params_total = model_sum_runs(m, per_kind, true);
-	r->params_active = model_sum_runs(m, active, false);
+	model_sum_runs2(m, per_kind, active, &r->params_total, &r->params_active);
 	r->fits = r->peak_bytes <= r->budget_bytes;
 	r->valid = 1;
 	return 0;

@@ -321,11 +321,16 @@ bool model_uniform(const model_t *m)
 
 bool model_kind_equal(const layer_kind *a, const layer_kind *b)
 {
+	return a->mtp == b->mtp && model_kind_same_layer(a, b);
+}
+
+bool model_kind_same_layer(const layer_kind *a, const layer_kind *b)
+{
 	return a->attn == b->attn && a->hidden == b->hidden && a->mlp == b->mlp && a->heads == b->heads &&
 		a->kv_heads == b->kv_heads && a->head_dim == b->head_dim && a->q_lora == b->q_lora &&
 		a->kv_lora == b->kv_lora && a->qk_nope == b->qk_nope && a->qk_rope == b->qk_rope &&
 		a->v_head == b->v_head && a->ffn == b->ffn && a->experts == b->experts && a->topk == b->topk &&
-		a->expert_ffn == b->expert_ffn && a->shared == b->shared && a->mtp == b->mtp && a->window == b->window &&
+		a->expert_ffn == b->expert_ffn && a->shared == b->shared && a->window == b->window &&
 		a->chunk == b->chunk && a->enc_tokens == b->enc_tokens && a->enc_images == b->enc_images &&
 		a->proj_ffn == b->proj_ffn && a->proj_merge == b->proj_merge;
 }
@@ -450,6 +455,20 @@ double model_sum_runs(const model_t *m, const double *per_kind, bool with_mtp)
 		sum += m->run[r].count * per_kind[k];
 	}
 	return sum;
+}
+
+void model_sum_runs2(const model_t *m, const double *per_kind, const double *active, double *total,
+		double *active_sum)
+{
+	double e = embed_params(m), t = e, a = e;
+	for (int r = 0; r < m->nruns; r++) {
+		int k = m->run[r].kind;
+		t += m->run[r].count * per_kind[k];
+		if (!m->kind[k].mtp)
+			a += m->run[r].count * active[k];
+	}
+	*total = t;
+	*active_sum = a;
 }
 
 double model_total_params(const model_t *m, bool with_mtp)

@@ -180,6 +180,8 @@ int model_layer_hidden(const model_t *m, int l);
 bool model_uniform(const model_t *m);
 /* Field-by-field equality of two layer kinds (struct padding cannot make them differ). */
 bool model_kind_equal(const layer_kind *a, const layer_kind *b);
+/* model_kind_equal but for the mtp flag: an MTP module's layer and the layer it repeats. */
+bool model_kind_same_layer(const layer_kind *a, const layer_kind *b);
 /* Equality of two models: name, model-wide fields, and layer by layer the same shapes (the
  * numbering of kinds, and kinds no layer uses, do not count). */
 bool model_equal(const model_t *a, const model_t *b);
@@ -198,6 +200,10 @@ double model_total_params(const model_t *m, bool with_mtp);
  * (MTP modules only when with_mtp): the sum model_total_params and model_active_params
  * make, for a caller that has the per-kind figures already. */
 double model_sum_runs(const model_t *m, const double *per_kind, bool with_mtp);
+/* Both sums of one evaluation in one pass: *total = model_sum_runs(m, per_kind, true),
+ * *active_sum = model_sum_runs(m, active, false), the same bits. */
+void model_sum_runs2(const model_t *m, const double *per_kind, const double *active, double *total,
+		double *active_sum);
 /* Parameters a token of layer kind k uses, from its parameter split p (routed experts
  * count top-k of n). */
 double model_params_active(const model_t *m, int k, const layer_params *p);

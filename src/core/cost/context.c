@@ -42,7 +42,8 @@ void ctx_init(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_
 	x->hbm = c->hbm_gbps * 1e9 * c->eff.hbm;
 	x->tp_l = comm_group(c, s->tp, 1);
 	x->ep_l = comm_a2a_link(c, s->ep, s->etp);
-	x->moe_rep = strat_moe_replica(s, model_max_experts(m));
+	x->experts = model_max_experts(m);
+	x->moe_rep = strat_moe_replica(s, x->experts);
 	x->tp_exp = s->tp_overlap ? 1 - c->eff.tp_overlap : 1;
 	x->fw = fw_run_caps(s);
 	x->ob = mem_opt_bytes(s);

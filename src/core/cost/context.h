@@ -48,6 +48,7 @@ typedef struct {
 	int cp_u;
 	comm_link cpu_l, cpr_l;
 	double moe_rep;         /* physical over logical experts per EP rank (strat_moe_replica) */
+	int experts;            /* the most routed experts of a layer kind (model_max_experts) */
 	double tp_exp;          /* fraction of TP communication left exposed (1 - tp_overlap) */
 	double pp_div;          /* TP ranks a pipeline send is split over (scatter/gather), or 1 */
 	const fw_caps *fw;       /* the table of the framework that prices the plan */

@@ -157,12 +157,9 @@ static int mtp_base(const model_t *m, int k)
 {
 	if (!m->kind[k].mtp)
 		return -1;
-	for (int j = 0; j < k; j++) {
-		layer_kind t = m->kind[k];
-		t.mtp = m->kind[j].mtp;
-		if (!m->kind[j].mtp && model_kind_equal(&m->kind[j], &t))
+	for (int j = 0; j < k; j++)
+		if (!m->kind[j].mtp && model_kind_same_layer(&m->kind[j], &m->kind[k]))
 			return j;
-	}
 	return -1;
 }
 

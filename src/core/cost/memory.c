@@ -96,6 +96,12 @@ mem_opt mem_opt_bytes(const strategy_t *s)
 
 mem_state mem_state_bytes(const strategy_t *s, double d_dense, double d_exp)
 {
+	const mem_opt b = mem_opt_bytes(s);
+	return mem_state_with(s, &b, d_dense, d_exp);
+}
+
+mem_state mem_state_with(const strategy_t *s, const mem_opt *ob, double d_dense, double d_exp)
+{
 	mem_state o;
 	/* fp8 weight copies (mxfp8: the 8-bit copy plus one E8M0 scale per 32 values; fp4: NVFP4's
 	 * 4-bit copy plus an E4M3 scale per 16 values, OCP MX spec v1.0 and TE's NVFP4 recipe) */
@@ -104,7 +110,7 @@ mem_state mem_state_bytes(const strategy_t *s, double d_dense, double d_exp)
 	/* Adam keeps the main (master) parameter and its two moments, the DDP buffer the main
 	 * gradient, each in its dtype (Megatron --main-params-dtype, --exp-avg-dtype,
 	 * --exp-avg-sq-dtype, --main-grads-dtype): all fp32 by default, 4 + 4 + 4 and 4 bytes */
-	mem_opt b = mem_opt_bytes(s);
+	const mem_opt b = *ob;
 	double pmv = b.p + b.m + b.v, g = b.g;
 	switch (s->zero) {
 	case 0: o.wb = o.wbe = 2 + fp8w; o.gb = o.gbe = g; o.ob = o.obe = pmv; break;

@@ -31,14 +31,18 @@ void mem_offload(const strategy_t *s, double d_dense, double d_exp, int unsharde
 layer_acts mem_layer_acts(const cost_ctx *x, const layer_shape *sh);
 /* Model-state bytes per parameter under the strategy's ZeRO level and precision. */
 mem_state mem_state_bytes(const strategy_t *s, double d_dense, double d_exp);
+/* mem_state_bytes with the optimizer's bytes per element ob already known (mem_opt_bytes of s:
+ * the evaluation's context holds them). */
+mem_state mem_state_with(const strategy_t *s, const mem_opt *ob, double d_dense, double d_exp);
 /* mem_state_bytes of a strategy whose EP ranks hold rep times their own experts' parameters
  * (strat_moe_replica; EPLB's redundant replicas, DeepSeek-V3 report Sec. 3.4; UltraEP's
  * E + ep*r physical experts): a replica's 16-bit weights serve its forward and backward
  * and its gradient is summed into the owner's, so both are kept as the owner's are; the
  * master weights and moments only with the owner, whose update the replica copies. */
-static inline mem_state mem_state_replicated(const strategy_t *s, double d_dense, double d_exp, double rep)
+static inline mem_state mem_state_replicated(const strategy_t *s, const mem_opt *ob, double d_dense, double d_exp,
+		double rep)
 {
-	mem_state o = mem_state_bytes(s, d_dense, d_exp);
+	mem_state o = mem_state_with(s, ob, d_dense, d_exp);
 	o.obe /= rep;
 	return o;
 }

@@ -15,7 +15,7 @@ void stage_env_init(stage_env *e, const cost_ctx *x, const layer_cost *kc)
 	e->mb = strat_microbatches(s);
 	e->dualpipe = s->schedule == SCHED_DUALPIPE;
 	e->dg = dp_groups_of(x);
-	e->sb = mem_state_replicated(s, e->dg.d_dense, e->dg.d_exp, x->moe_rep);
+	e->sb = mem_state_replicated(s, &x->ob, e->dg.d_dense, e->dg.d_exp, x->moe_rep);
 	e->pp_l = comm_pp_link(c, s);
 	/* a model whose layers all have the model's width prices every chunk's P2P alike,
 	 * others per chunk at the width of its edges */
@@ -76,6 +76,12 @@ typedef struct {
 /* Add the layers of [lo, hi) to cnt by kind (no recompute ranges: one mode for all). */
 static void count_runs(const model_t *m, run_walk *w, int lo, int hi, int *cnt)
 {
+	if (m->nruns == 1) { /* one layer kind throughout (most dense models): no walk */
+		int b = hi < m->run[0].count ? hi : m->run[0].count;
+		if (b > lo)
+			cnt[m->run[0].kind] += b - lo;
+		return;
+	}
 	while (w->ri < m->nruns && w->start + m->run[w->ri].count <= lo)
 		w->start += m->run[w->ri++].count;
 	for (int ri = w->ri, start = w->start; ri < m->nruns && start < hi; ri++) {
