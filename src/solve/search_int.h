@@ -148,6 +148,10 @@ int search_hook_filter(search_space *sp, const strategy_t *s);
 /* The ranking key of a fitting s evaluated as r: the score hook's value, else the step
  * time. INFINITY: the hook dropped it; NAN: it aborted (sp->aborted). */
 double search_hook_key(search_space *sp, const strategy_t *s, const eval_result *r);
+/* The micro-batch sum of a bound-table column (search_colsum.base): the embedding, head and
+ * layers' forward and backward seconds of one micro-batch from eval_costs_time's tables.
+ * It never decreases with the micro-batch (search_unit.c, fill_table, has why). */
+double search_col_base(const model_t *m, const eval_costs *ec);
 /* Keep the canonically first rejection reason. */
 void search_note_why(char *why, strategy_t *why_s, int *have, const char *reason, const strategy_t *s);
 
