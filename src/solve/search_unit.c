@@ -148,6 +148,14 @@ double search_hook_key(search_space *sp, const strategy_t *s, const eval_result 
 
 /* ---------- the time bound ---------- */
 
+double search_col_cp(const model_t *m, const eval_kinds *k)
+{
+	double cp = 0;
+	for (int i = 0; i < m->nruns; i++)
+		cp += m->run[i].count * (k->kc[m->run[i].kind].cp_f + k->kc[m->run[i].kind].cp_b);
+	return cp;
+}
+
 double search_col_base(const model_t *m, const eval_costs *ec)
 {
 	double base = ec->emb_fwd + ec->emb_bwd + ec->head_fwd + ec->head_bwd;
@@ -163,7 +171,8 @@ double search_col_base(const model_t *m, const eval_costs *ec)
 static void colsum_price(search_worker *w, strategy_t *s, eval_costs *ec, search_colsum *e, int fresh, int link)
 {
 	const model_t *m = w->sp->job->model;
-	eval_costs_time(m, w->sp->job->cluster, s, worker_kinds(w, s), ec);
+	const eval_kinds *k = worker_kinds(w, s);
+	eval_costs_time(m, w->sp->job->cluster, s, k, ec);
 	if (s->pp > 1)
 		e->p2p[link] = ec->p2p;
 	if (!fresh)
@@ -190,8 +199,17 @@ static void colsum_price(search_worker *w, strategy_t *s, eval_costs *ec, search
 	}
 	s->recompute = RC_NONE;
 	e->base = search_col_base(m, ec);
+	e->nocp = e->base - search_col_cp(m, k);
 	for (int mode = 0; mode < RC_COUNT; mode++)
 		e->rc[mode] = rc[mode];
+}
+
+/* The column-sum cache's entry for s's class, NULL when it holds none. */
+static const search_colsum *colsum_find(const search_worker *w, const strategy_t *s)
+{
+	eval_kinds_key key = eval_kinds_key_of(s);
+	uint32_t h = kinds_hash(&key) & (SEARCH_COLSUMS - 1);
+	return w->colsum_ok[h] && !memcmp(&w->colsum[h].key, &key, sizeof key) ? &w->colsum[h] : NULL;
 }
 
 /* One column of a unit's bound table. Its sums depend on the layer-kind class alone (the
@@ -237,6 +255,17 @@ static int can_certify(const search_space *sp)
 	return sp->bound && e->tp_overlap >= 0 && 4 * hide <= 3;
 }
 
+/* Mark c certified: bounded by lb, its m micro-batches kept for run_unit's fill factor. */
+static void certify(search_col *c, double lb, double m)
+{
+	c->ok = 1;
+	c->a = lb;
+	for (int mode = 0; mode < RC_COUNT; mode++)
+		c->r[mode] = 0;
+	c->pv = 0;
+	c->m = m;
+}
+
 /* Fill a unit's bound table: columns by sp, column variant and micro-batch, and the least
  * time bound of the priced ones by recompute mode (mins) and per virtual stage (pvmin).
  *
@@ -252,9 +281,10 @@ static int can_certify(const search_space *sp)
  * windows are tp_overlap x the projections, of which every layer counts three passes
  * (can_certify), and ring CP hides under the attention core that the layer counts
  * (layer_comm.c). So for b > q, a(b) >= m(b) x base(q) / p: once a priced column q of the
- * row is known, every later column whose bound from base(q) exceeds th is certified with
- * that bound (less a relative 1e-9 for rounding), with no recompute and no P2P term (both
- * >= 0), and not validated: it is bounded by run_unit whatever its validity, since the
+ * row is known (priced here, or found in the column-sum cache, which holds only classes
+ * some unit priced), every later column whose bound from base(q) exceeds th is certified
+ * with that bound (less a relative 1e-9 for rounding), with no recompute and no P2P term
+ * (both >= 0), and not validated: it is bounded by run_unit whatever its validity, since the
  * threshold only falls within a unit. tests/unit/test_search.c checks the monotonicity over
  * the presets and that results equal the exhaustive search's. Returns the columns priced
  * or certified (0: none can be valid). */
@@ -284,18 +314,21 @@ static int fill_table(search_worker *w, const search_unit *u, const search_lists
 	const double dp = u->dp, p = u->pp, batch = sp->base.global_batch;
 	for (int isp = 0; isp < L->nsp; isp++)
 		for (int ik = 0; ik < L->ncpk; ik++) {
-			double qbase = -1; /* base of the row's last priced column */
+			search_col *row = &w->col[((size_t)isp * L->ncpk + ik) * L->nmbs];
+			double qbase = -1, qnocp = -1; /* base and CP-free sum of the row's last priced column */
 			for (int im = 0; im < L->nmbs; im++) {
-				search_col *c = &w->col[((size_t)isp * L->ncpk + ik) * L->nmbs + im];
-				if (qbase >= 0) {
+				search_col *c = &row[im];
+				double cert = qbase;
+				/* the CP-free sums the rows of the other Ulysses degrees priced */
+				for (int jk = 0; jk < ik; jk++)
+					if (L->red[jk] == L->red[ik])
+						cert = fmax(cert, row[(jk - ik) * L->nmbs + im].nocp);
+				if (cert >= 0) {
 					double mb = batch / (dp * L->mbs[im]);
-					double lb = mb * qbase / p * (1 - 1e-9);
+					double lb = mb * cert / p * (1 - 1e-9);
 					if (lb > th) {
-						c->ok = 1;
-						c->a = lb;
-						c->r[0] = c->r[1] = c->r[2] = 0;
-						c->pv = 0;
-						c->m = mb;
+						certify(c, lb, mb);
+						c->nocp = qnocp;
 						ok++;
 						continue;
 					}
@@ -303,10 +336,26 @@ static int fill_table(search_worker *w, const search_unit *u, const search_lists
 				s.sp = L->sp[isp];
 				search_var_set(&s, L, ik);
 				s.micro_batch = L->mbs[im];
-				const search_colsum *e = fill_col(w, &s, &w->ec, c);
+				/* a class another unit priced: its own sum certifies it, unvalidated */
+				const search_colsum *e = th < INFINITY ? colsum_find(w, &s) : NULL;
+				if (e) {
+					qbase = e->base;
+					qnocp = fmax(qnocp, e->nocp);
+					double mb = batch / (dp * L->mbs[im]);
+					double lb = mb * qbase / p * (1 - 1e-9);
+					if (lb > th) {
+						certify(c, lb, mb);
+						c->nocp = qnocp;
+						ok++;
+						continue;
+					}
+				}
+				e = fill_col(w, &s, &w->ec, c);
+				c->nocp = qnocp;
 				if (!e)
 					continue;
 				qbase = e->base;
+				c->nocp = qnocp = fmax(qnocp, e->nocp);
 				ok++;
 				for (int mode = 0; mode < RC_COUNT; mode++)
 					mins[mode] = fmin(mins[mode], c->a + c->r[mode]);
