@@ -255,15 +255,72 @@ static int can_certify(const search_space *sp)
 	return sp->bound && e->tp_overlap >= 0 && 4 * hide <= 3;
 }
 
-/* Mark c certified: bounded by lb, its m micro-batches kept for run_unit's fill factor. */
-static void certify(search_col *c, double lb, double m)
+/* Certify c when the bound from the micro-batch sum `sum` of a smaller or equal micro-batch
+ * (-1: none) exceeds th (fill_table says why): c then holds that bound, less a relative 1e-9
+ * for rounding, and its mb micro-batches; nocp is the row's running CP-free sum. 1 when
+ * certified, else 0 and c is left as it was. */
+static int certify(search_col *c, double sum, double nocp, double mb, double p, double th)
 {
+	double lb = mb * sum / p * (1 - 1e-9);
+	if (!(sum >= 0 && lb > th))
+		return 0;
 	c->ok = 1;
 	c->a = lb;
 	for (int mode = 0; mode < RC_COUNT; mode++)
 		c->r[mode] = 0;
 	c->pv = 0;
-	c->m = m;
+	c->m = mb;
+	c->nocp = nocp;
+	return 1;
+}
+
+/* One row (sp, column variant) of a unit's bound table, its micro-batches ascending: each
+ * column certified or priced (fill_table); the priced ones' least bounds into mins and
+ * pvmin. s holds the unit's table strategy; bpd is the batch over dp. Returns the columns
+ * certified or valid. */
+static int fill_row(search_worker *w, const search_lists *L, int isp, int ik, strategy_t *s, double th, double bpd,
+		double *mins, double *pvmin)
+{
+	search_col *row = &w->col[((size_t)isp * L->ncpk + ik) * L->nmbs];
+	double qbase = -1, qnocp = -1; /* sum and CP-free sum of the row's last priced column */
+	const double p = s->pp;
+	int ok = 0;
+	s->sp = L->sp[isp];
+	search_var_set(s, L, ik);
+	for (int im = 0; im < L->nmbs; im++) {
+		search_col *c = &row[im];
+		double mb = bpd / L->mbs[im], cert = qbase;
+		/* the CP-free sums the rows of the other Ulysses degrees priced */
+		for (int jk = 0; jk < ik; jk++)
+			if (L->red[jk] == L->red[ik])
+				cert = fmax(cert, row[(jk - ik) * L->nmbs + im].nocp);
+		if (certify(c, cert, qnocp, mb, p, th)) {
+			ok++;
+			continue;
+		}
+		s->micro_batch = L->mbs[im];
+		/* a class another unit priced: its own sum certifies it, unvalidated */
+		const search_colsum *e = th < INFINITY ? colsum_find(w, s) : NULL;
+		if (e) {
+			qbase = e->base;
+			qnocp = fmax(qnocp, e->nocp);
+			if (certify(c, qbase, qnocp, mb, p, th)) {
+				ok++;
+				continue;
+			}
+		}
+		e = fill_col(w, s, &w->ec, c);
+		c->nocp = qnocp;
+		if (!e)
+			continue;
+		qbase = e->base;
+		c->nocp = qnocp = fmax(qnocp, e->nocp);
+		ok++;
+		for (int mode = 0; mode < RC_COUNT; mode++)
+			mins[mode] = fmin(mins[mode], c->a + c->r[mode]);
+		*pvmin = fmin(*pvmin, c->pv);
+	}
+	return ok;
 }
 
 /* Fill a unit's bound table: columns by sp, column variant and micro-batch, and the least
@@ -311,57 +368,10 @@ static int fill_table(search_worker *w, const search_unit *u, const search_lists
 	}
 	if (!can_certify(sp))
 		th = INFINITY;
-	const double dp = u->dp, p = u->pp, batch = sp->base.global_batch;
+	const double bpd = (double)sp->base.global_batch / u->dp;
 	for (int isp = 0; isp < L->nsp; isp++)
-		for (int ik = 0; ik < L->ncpk; ik++) {
-			search_col *row = &w->col[((size_t)isp * L->ncpk + ik) * L->nmbs];
-			double qbase = -1, qnocp = -1; /* base and CP-free sum of the row's last priced column */
-			for (int im = 0; im < L->nmbs; im++) {
-				search_col *c = &row[im];
-				double cert = qbase;
-				/* the CP-free sums the rows of the other Ulysses degrees priced */
-				for (int jk = 0; jk < ik; jk++)
-					if (L->red[jk] == L->red[ik])
-						cert = fmax(cert, row[(jk - ik) * L->nmbs + im].nocp);
-				if (cert >= 0) {
-					double mb = batch / (dp * L->mbs[im]);
-					double lb = mb * cert / p * (1 - 1e-9);
-					if (lb > th) {
-						certify(c, lb, mb);
-						c->nocp = qnocp;
-						ok++;
-						continue;
-					}
-				}
-				s.sp = L->sp[isp];
-				search_var_set(&s, L, ik);
-				s.micro_batch = L->mbs[im];
-				/* a class another unit priced: its own sum certifies it, unvalidated */
-				const search_colsum *e = th < INFINITY ? colsum_find(w, &s) : NULL;
-				if (e) {
-					qbase = e->base;
-					qnocp = fmax(qnocp, e->nocp);
-					double mb = batch / (dp * L->mbs[im]);
-					double lb = mb * qbase / p * (1 - 1e-9);
-					if (lb > th) {
-						certify(c, lb, mb);
-						c->nocp = qnocp;
-						ok++;
-						continue;
-					}
-				}
-				e = fill_col(w, &s, &w->ec, c);
-				c->nocp = qnocp;
-				if (!e)
-					continue;
-				qbase = e->base;
-				c->nocp = qnocp = fmax(qnocp, e->nocp);
-				ok++;
-				for (int mode = 0; mode < RC_COUNT; mode++)
-					mins[mode] = fmin(mins[mode], c->a + c->r[mode]);
-				*pvmin = fmin(*pvmin, c->pv);
-			}
-		}
+		for (int ik = 0; ik < L->ncpk; ik++)
+			ok += fill_row(w, L, isp, ik, &s, th, bpd, mins, pvmin);
 	return ok;
 }
 
