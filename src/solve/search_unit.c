@@ -204,14 +204,6 @@ static void colsum_price(search_worker *w, strategy_t *s, eval_costs *ec, search
 		e->rc[mode] = rc[mode];
 }
 
-/* The column-sum cache's entry for s's class, NULL when it holds none. */
-static const search_colsum *colsum_find(const search_worker *w, const strategy_t *s)
-{
-	eval_kinds_key key = eval_kinds_key_of(s);
-	uint32_t h = kinds_hash(&key) & (SEARCH_COLSUMS - 1);
-	return w->colsum_ok[h] && !memcmp(&w->colsum[h].key, &key, sizeof key) ? &w->colsum[h] : NULL;
-}
-
 /* One column of a unit's bound table. Its sums depend on the layer-kind class alone (the
  * batch, the recompute ranges and the job's fixed fields are the search's), so the
  * column-sum cache prices each class once for every device split that meets it. Returns
@@ -299,17 +291,7 @@ static int fill_row(search_worker *w, const search_lists *L, int isp, int ik, st
 			continue;
 		}
 		s->micro_batch = L->mbs[im];
-		/* a class another unit priced: its own sum certifies it, unvalidated */
-		const search_colsum *e = th < INFINITY ? colsum_find(w, s) : NULL;
-		if (e) {
-			qbase = e->base;
-			qnocp = fmax(qnocp, e->nocp);
-			if (certify(c, qbase, qnocp, mb, p, th)) {
-				ok++;
-				continue;
-			}
-		}
-		e = fill_col(w, s, &w->ec, c);
+		const search_colsum *e = fill_col(w, s, &w->ec, c);
 		c->nocp = qnocp;
 		if (!e)
 			continue;
@@ -337,14 +319,18 @@ static int fill_row(search_worker *w, const search_lists *L, int isp, int ik, st
  * fast: comm_overlap(c, w, k) + (1 - k) w never decreases when c and w do not, the TP
  * windows are tp_overlap x the projections, of which every layer counts three passes
  * (can_certify), and ring CP hides under the attention core that the layer counts
- * (layer_comm.c). So for b > q, a(b) >= m(b) x base(q) / p: once a priced column q of the
- * row is known (priced here, or found in the column-sum cache, which holds only classes
- * some unit priced), every later column whose bound from base(q) exceeds th is certified
- * with that bound (less a relative 1e-9 for rounding), with no recompute and no P2P term
- * (both >= 0), and not validated: it is bounded by run_unit whatever its validity, since the
- * threshold only falls within a unit. tests/unit/test_search.c checks the monotonicity over
- * the presets and that results equal the exhaustive search's. Returns the columns priced
- * or certified (0: none can be valid). */
+ * (layer_comm.c). So for b > q, a(b) >= m(b) x base(q) / p: once a column q of the row is
+ * priced, every later column whose bound from base(q) exceeds th is certified with that
+ * bound (less a relative 1e-9 for rounding), with no recompute and no P2P term (both >= 0),
+ * and not validated: it is bounded by run_unit whatever its validity, since the threshold
+ * only falls within a unit. The same holds of base less the layers' CP communication
+ * (nocp), which is the same for every Ulysses degree (eval_kinds_resplit reprices only
+ * that): the rows of the unit's other Ulysses degrees with the same redundancy certify
+ * too. Certificates come from the unit's own rows alone (not from the column-sum cache,
+ * whose contents depend on which thread took which unit), so the counts stay the same with
+ * any number of threads. tests/unit/test_search_bound.c checks both monotonicities over the
+ * presets and that results equal the exhaustive search's. Returns the columns priced or
+ * certified (0: none can be valid). */
 static int fill_table(search_worker *w, const search_unit *u, const search_lists *L, double th, double *mins,
 		double *pvmin)
 {
