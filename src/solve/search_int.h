@@ -54,6 +54,8 @@ typedef struct {
 	int ok;                    /* some strategy of the column can be valid */
 	double a, r[RC_COUNT], pv;
 	double m;                  /* micro-batches per step */
+	double nocp;               /* the largest CP-free micro-batch sum priced in the row up to
+	                            * this micro-batch (-1: none; search_unit.c, fill_table) */
 } search_col;
 
 /* The part of a bound-table column that depends on neither dp nor pp, per eval_kinds_same
@@ -64,6 +66,8 @@ typedef struct {
 typedef struct {
 	eval_kinds_key key;
 	double base, rc[RC_COUNT], p2p[2];
+	double nocp;               /* base without the layers' CP communication: the same for every
+	                            * Ulysses degree of the class (eval_kinds_resplit) */
 } search_colsum;
 
 #define SEARCH_COLSUMS 65536 /* entries of a worker's column-sum cache (a power of 2; 6 MB) */
@@ -148,6 +152,14 @@ int search_hook_filter(search_space *sp, const strategy_t *s);
 /* The ranking key of a fitting s evaluated as r: the score hook's value, else the step
  * time. INFINITY: the hook dropped it; NAN: it aborted (sp->aborted). */
 double search_hook_key(search_space *sp, const strategy_t *s, const eval_result *r);
+/* The micro-batch sum of a bound-table column (search_colsum.base): the embedding, head and
+ * layers' forward and backward seconds of one micro-batch from eval_costs_time's tables.
+ * It never decreases with the micro-batch (search_unit.c, fill_table, has why). */
+double search_col_base(const model_t *m, const eval_costs *ec);
+/* The layers' exposed CP communication of one micro-batch in the layer-kind costs k: what
+ * search_col_base holds of it. base less it (search_colsum.nocp) is the same for every
+ * Ulysses degree and never decreases with the micro-batch either. */
+double search_col_cp(const model_t *m, const eval_kinds *k);
 /* Keep the canonically first rejection reason. */
 void search_note_why(char *why, strategy_t *why_s, int *have, const char *reason, const strategy_t *s);
 

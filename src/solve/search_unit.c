@@ -148,14 +148,31 @@ double search_hook_key(search_space *sp, const strategy_t *s, const eval_result 
 
 /* ---------- the time bound ---------- */
 
-/* Fill one column from the per-layer costs of s (a 1F1B, vpp 1, no-recompute, ZeRO-0
- * stand-in: the most permissive strategy of the column). */
+double search_col_cp(const model_t *m, const eval_kinds *k)
+{
+	double cp = 0;
+	for (int i = 0; i < m->nruns; i++)
+		cp += m->run[i].count * (k->kc[m->run[i].kind].cp_f + k->kc[m->run[i].kind].cp_b);
+	return cp;
+}
+
+double search_col_base(const model_t *m, const eval_costs *ec)
+{
+	double base = ec->emb_fwd + ec->emb_bwd + ec->head_fwd + ec->head_bwd;
+	for (int i = 0; i < m->nruns; i++) {
+		const eval_kind_cost *k = &ec->kind[m->run[i].kind];
+		base += m->run[i].count * (k->fwd + k->bwd);
+	}
+	return base;
+}
+
 /* Price the dp- and pp-independent sums of s's column into e (its class's entry), and the
  * P2P of s's pipeline link when s has stages to send between. */
 static void colsum_price(search_worker *w, strategy_t *s, eval_costs *ec, search_colsum *e, int fresh, int link)
 {
 	const model_t *m = w->sp->job->model;
-	eval_costs_time(m, w->sp->job->cluster, s, worker_kinds(w, s), ec);
+	const eval_kinds *k = worker_kinds(w, s);
+	eval_costs_time(m, w->sp->job->cluster, s, k, ec);
 	if (s->pp > 1)
 		e->p2p[link] = ec->p2p;
 	if (!fresh)
@@ -163,13 +180,11 @@ static void colsum_price(search_worker *w, strategy_t *s, eval_costs *ec, search
 	e->p2p[!link] = NAN;
 	if (s->pp <= 1)
 		e->p2p[link] = NAN;
-	double base = ec->emb_fwd + ec->emb_bwd + ec->head_fwd + ec->head_bwd;
 	double rc[RC_COUNT] = {0, 0, 0};
 	int l = 0;
 	for (int i = 0; i < m->nruns; i++) {
 		const eval_kind_cost *k = &ec->kind[m->run[i].kind];
 		int n = m->run[i].count;
-		base += n * (k->fwd + k->bwd);
 		for (int mode = 0; mode < RC_COUNT; mode++) {
 			if (s->nranges == 0) {
 				rc[mode] += n * k->rc[mode];
@@ -183,20 +198,22 @@ static void colsum_price(search_worker *w, strategy_t *s, eval_costs *ec, search
 		l += n;
 	}
 	s->recompute = RC_NONE;
-	e->base = base;
+	e->base = search_col_base(m, ec);
+	e->nocp = e->base - search_col_cp(m, k);
 	for (int mode = 0; mode < RC_COUNT; mode++)
 		e->rc[mode] = rc[mode];
 }
 
 /* One column of a unit's bound table. Its sums depend on the layer-kind class alone (the
  * batch, the recompute ranges and the job's fixed fields are the search's), so the
- * column-sum cache prices each class once for every device split that meets it. */
-static void fill_col(search_worker *w, strategy_t *s, eval_costs *ec, search_col *c)
+ * column-sum cache prices each class once for every device split that meets it. Returns
+ * the class's entry, NULL when s is invalid. */
+static const search_colsum *fill_col(search_worker *w, strategy_t *s, eval_costs *ec, search_col *c)
 {
 	const search_job *j = w->sp->job;
 	c->ok = !strat_validate(s, j->model, j->cluster, j->devices, NULL, 0) && s->pp <= EVAL_MAX_STAGES;
 	if (!c->ok)
-		return;
+		return NULL;
 	eval_kinds_key key = eval_kinds_key_of(s);
 	uint32_t h = kinds_hash(&key) & (SEARCH_COLSUMS - 1);
 	search_colsum *e = &w->colsum[h];
@@ -214,8 +231,108 @@ static void fill_col(search_worker *w, strategy_t *s, eval_costs *ec, search_col
 		c->r[mode] = mb * e->rc[mode] / p;
 	c->pv = p > 1 ? mb * 2.0 * e->p2p[link] : 0; /* per virtual stage: p chunks x send+receive / p */
 	c->m = mb;
+	return e;
 }
-static int fill_table(search_worker *w, const search_unit *u, const search_lists *L, double *mins, double *pvmin)
+
+/* Whether a unit's columns may be certified rather than priced (search_certify). The proof
+ * that the per-micro-batch time grows with the micro-batch needs the TP windows that
+ * overlap hides to be smaller than the projections they hide under: at most four windows
+ * of tp_overlap x the projections (the forward collective with tp_comm_overlap, the
+ * backward's doubled window and SP's extra all-gather), each hiding a (1 - contention)
+ * share, against the three passes of projections every layer counts. */
+static int can_certify(const search_space *sp)
+{
+	const cluster_eff *e = &sp->job->cluster->eff;
+	double hide = e->tp_overlap * (e->contention < 1 ? 1 - e->contention : 0);
+	return sp->bound && e->tp_overlap >= 0 && 4 * hide <= 3;
+}
+
+/* Certify c when the bound from the micro-batch sum `sum` of a smaller or equal micro-batch
+ * (-1: none) exceeds th (fill_table says why): c then holds that bound, less a relative 1e-9
+ * for rounding, and its mb micro-batches; nocp is the row's running CP-free sum. 1 when
+ * certified, else 0 and c is left as it was. */
+static int certify(search_col *c, double sum, double nocp, double mb, double p, double th)
+{
+	double lb = mb * sum / p * (1 - 1e-9);
+	if (!(sum >= 0 && lb > th))
+		return 0;
+	c->ok = 1;
+	c->a = lb;
+	for (int mode = 0; mode < RC_COUNT; mode++)
+		c->r[mode] = 0;
+	c->pv = 0;
+	c->m = mb;
+	c->nocp = nocp;
+	return 1;
+}
+
+/* One row (sp, column variant) of a unit's bound table, its micro-batches ascending: each
+ * column certified or priced (fill_table); the priced ones' least bounds into mins and
+ * pvmin. s holds the unit's table strategy; bpd is the batch over dp. Returns the columns
+ * certified or valid. */
+static int fill_row(search_worker *w, const search_lists *L, int isp, int ik, strategy_t *s, double th, double bpd,
+		double *mins, double *pvmin)
+{
+	search_col *row = &w->col[((size_t)isp * L->ncpk + ik) * L->nmbs];
+	double qbase = -1, qnocp = -1; /* sum and CP-free sum of the row's last priced column */
+	const double p = s->pp;
+	int ok = 0;
+	s->sp = L->sp[isp];
+	search_var_set(s, L, ik);
+	for (int im = 0; im < L->nmbs; im++) {
+		search_col *c = &row[im];
+		double mb = bpd / L->mbs[im], cert = qbase;
+		/* the CP-free sums the rows of the other Ulysses degrees priced */
+		for (int jk = 0; jk < ik; jk++)
+			if (L->red[jk] == L->red[ik])
+				cert = fmax(cert, row[(jk - ik) * L->nmbs + im].nocp);
+		if (certify(c, cert, qnocp, mb, p, th)) {
+			ok++;
+			continue;
+		}
+		s->micro_batch = L->mbs[im];
+		const search_colsum *e = fill_col(w, s, &w->ec, c);
+		c->nocp = qnocp;
+		if (!e)
+			continue;
+		qbase = e->base;
+		c->nocp = qnocp = fmax(qnocp, e->nocp);
+		ok++;
+		for (int mode = 0; mode < RC_COUNT; mode++)
+			mins[mode] = fmin(mins[mode], c->a + c->r[mode]);
+		*pvmin = fmin(*pvmin, c->pv);
+	}
+	return ok;
+}
+
+/* Fill a unit's bound table: columns by sp, column variant and micro-batch, and the least
+ * time bound of the priced ones by recompute mode (mins) and per virtual stage (pvmin).
+ *
+ * Columns that provably lie above the unit's starting threshold th are certified instead
+ * of priced. Along one (sp, variant) row the columns differ only in the micro-batch b, and
+ * a column's bound is a = m(b) x base(b) / p with m(b) = batch / (dp x b) micro-batches and
+ * base(b) the embedding, head and layers' forward and backward time of one micro-batch.
+ * base(b) never decreases with b: every term of the cost model (GEMM and HBM rooflines
+ * with their wave and tile roll-offs, the attention kernels, the alpha-beta collectives,
+ * kernel-launch floors taken with the memory time they cover) grows with the tokens of a
+ * micro-batch, and what overlap subtracts is bounded by compute that grows at least as
+ * fast: comm_overlap(c, w, k) + (1 - k) w never decreases when c and w do not, the TP
+ * windows are tp_overlap x the projections, of which every layer counts three passes
+ * (can_certify), and ring CP hides under the attention core that the layer counts
+ * (layer_comm.c). So for b > q, a(b) >= m(b) x base(q) / p: once a column q of the row is
+ * priced, every later column whose bound from base(q) exceeds th is certified with that
+ * bound (less a relative 1e-9 for rounding), with no recompute and no P2P term (both >= 0),
+ * and not validated: it is bounded by run_unit whatever its validity, since the threshold
+ * only falls within a unit. The same holds of base less the layers' CP communication
+ * (nocp), which is the same for every Ulysses degree (eval_kinds_resplit reprices only
+ * that): the rows of the unit's other Ulysses degrees with the same redundancy certify
+ * too. Certificates come from the unit's own rows alone (not from the column-sum cache,
+ * whose contents depend on which thread took which unit), so the counts stay the same with
+ * any number of threads. tests/unit/test_search_bound.c checks both monotonicities over the
+ * presets and that results equal the exhaustive search's. Returns the columns priced or
+ * certified (0: none can be valid). */
+static int fill_table(search_worker *w, const search_unit *u, const search_lists *L, double th, double *mins,
+		double *pvmin)
 {
 	const search_space *sp = w->sp;
 	strategy_t s = unit_strategy(sp, u);
@@ -235,21 +352,12 @@ static int fill_table(search_worker *w, const search_unit *u, const search_lists
 		w->col = nc;
 		w->col_cap = need;
 	}
+	if (!can_certify(sp))
+		th = INFINITY;
+	const double bpd = (double)sp->base.global_batch / u->dp;
 	for (int isp = 0; isp < L->nsp; isp++)
 		for (int ik = 0; ik < L->ncpk; ik++)
-			for (int im = 0; im < L->nmbs; im++) {
-				search_col *c = &w->col[((size_t)isp * L->ncpk + ik) * L->nmbs + im];
-				s.sp = L->sp[isp];
-				search_var_set(&s, L, ik);
-				s.micro_batch = L->mbs[im];
-				fill_col(w, &s, &w->ec, c);
-				if (!c->ok)
-					continue;
-				ok++;
-				for (int mode = 0; mode < RC_COUNT; mode++)
-					mins[mode] = fmin(mins[mode], c->a + c->r[mode]);
-				*pvmin = fmin(*pvmin, c->pv);
-			}
+			ok += fill_row(w, L, isp, ik, &s, th, bpd, mins, pvmin);
 	return ok;
 }
 
@@ -323,7 +431,11 @@ static void sample_unit(search_worker *w, const search_unit *u, int ui)
 /* Score one strategy that passed the time bound. Returns 0 to go on with the row, 1 when
  * it did not fit (larger micro-batches will not either), 2 when the static memory of the
  * schedule and vpp is over the budget, 3 when that of the ZeRO level is, 4 when a hook
- * aborted the search. */
+ * aborted the search, 5 when the framework that prices it does not run it: its rules
+ * (fw_search_check) read no micro-batch, so no larger micro-batch of the row runs either,
+ * and this one, the first of them the bound let through, is the canonically first whose
+ * rejection could be noted (search_canon_cmp orders by micro-batch before sp, recompute and
+ * schedule). */
 static int score(search_worker *w, const strategy_t *s, int ui, int *zero_checked, int *sv_checked)
 {
 	const search_space *sp = w->sp;
@@ -347,7 +459,7 @@ static int score(search_worker *w, const strategy_t *s, int ui, int *zero_checke
 			fw_search_check(s, j->model, &is);
 			search_note_why(w->why, &w->why_s, &w->have_why, is.text[0], s);
 		}
-		return 0;
+		return 5;
 	}
 	/* after the rules (cheap) and before the cost model (the filter's point) */
 	int keep = search_hook_filter(w->sp, s);
@@ -409,10 +521,10 @@ static void run_unit(search_worker *w, const search_unit *u, int ui)
 	search_unit_lists(sp, u, 1, &L);
 	w->enumerated += u->leaves;
 	double mins[RC_COUNT], pvmin;
-	if (!fill_table(w, u, &L, mins, &pvmin))
-		return; /* no column can be valid: everything is pruned */
 	search_heap *ub = &w->unit_best;
-	ub->n = 0;
+	ub->n = 0; /* before the threshold is read: the last unit's best are not this one's */
+	if (!fill_table(w, u, &L, threshold(sp, ub), mins, &pvmin))
+		return; /* no column can be valid: everything is pruned */
 	const long long row = (long long)L.nsp * L.ncpk * L.nmbs; /* strategies per recompute mode */
 	strategy_t s = unit_strategy(sp, u);
 	for (int iz = 0; iz < L.nzero; iz++) {
@@ -461,7 +573,7 @@ static void run_unit(search_worker *w, const search_unit *u, int ui)
 									goto next_zero;
 								if (stop == 2)
 									goto next_vpp;
-								if (stop == 1)
+								if (stop == 1 || stop == 5)
 									break;
 							}
 						}
