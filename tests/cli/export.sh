@@ -335,3 +335,16 @@ err_has "export fp8_cache deepseek: says why" "cannot cache activations as fp8_c
 st eval -m mixtral-8x7b -c dgx-h100 -n 8 --tp 1 --pp 1 --ep 8 --fp8-cache deepseek
 expect_rc "eval fp8_cache deepseek in bf16: invalid, exit 1|2" "1|2"
 err_has "eval fp8_cache deepseek in bf16: says why" "fp8_cache deepseek needs precision fp8"
+# DeepEP: Megatron-LM's flex dispatcher, torchtitan's deepep backend; DeepSpeed has none
+DEEPEP=(-m qwen3-30b-a3b -c dgx-h100 -n 32 --tp 1 --pp 1 --ep 32 --gbs 256 --recompute full --moe-dispatcher deepep)
+st eval "${DEEPEP[@]}" --json
+out_has "eval: moe_dispatcher in the JSON" '"moe_dispatcher": "deepep"'
+st export "${DEEPEP[@]}" --to megatron
+expect_rc "export deepep to megatron: exit 0" 0
+out_has "export deepep to megatron: the flex dispatcher with DeepEP" "--moe-token-dispatcher-type flex --moe-enable-deepep"
+st export "${DEEPEP[@]}" --zero 3 --framework torchtitan --to torchtitan
+expect_rc "export deepep to torchtitan: exit 0" 0
+out_has "export deepep to torchtitan: its deepep backend" 'expert_parallel_comm_backend = "deepep"'
+st export "${DEEPEP[@]}" --framework deepspeed --to deepspeed
+expect_rc "export deepep to deepspeed: refused, exit 1" 1
+err_has "export deepep to deepspeed: says why" "cannot dispatch MoE tokens with DeepEP"
