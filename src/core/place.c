@@ -15,10 +15,8 @@ static comm_link place_link(const cluster_t *c, const strategy_t *s, int i, long
 		return comm_a2a_link(c, (int)n, (int)stride);
 	if (i == PLACE_CP && strat_cp_mode(s) == CP_ULYSSES)
 		return comm_a2a_link(c, (int)n, (int)stride);
-	if (i == PLACE_CP) { /* ring or USP: the ring over the Ulysses groups paces the steps */
-		int u = strat_cp_ulysses(s);
-		return comm_p2p_link(c, comm_in_domain(c, n, stride) && comm_in_domain(c, n / u, stride * u));
-	}
+	if (i == PLACE_CP) /* ring or USP: the ring over the Ulysses groups paces the steps */
+		return comm_cp_ring_link(c, s, strat_cp_ulysses(s));
 	return comm_group(c, (int)n, (int)stride);
 }
 

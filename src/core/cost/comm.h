@@ -49,6 +49,14 @@ static inline int comm_in_domain(const cluster_t *c, long long n, long long stri
 	return n <= 1 || n * stride <= cluster_domain_devices(c);
 }
 
+/* How many members of a group of n ranks `stride` apart share one scale-up domain. */
+static inline int comm_domain_members(const cluster_t *c, int n, long long stride)
+{
+	int ddev = cluster_domain_devices(c);
+	int m = stride >= ddev ? 1 : (int)(ddev / stride);
+	return m > n ? n : m;
+}
+
 /* A group of n ranks whose members are `stride` ranks apart (Megatron order puts TP
  * innermost). The group stays in the scale-up domain when comm_in_domain says so; otherwise
  * the NICs of the members that share a domain work in parallel (NCCL runs one ring per NIC,
@@ -59,7 +67,6 @@ static inline comm_link comm_group(const cluster_t *c, int n, int stride)
 {
 	comm_link l;
 	double dom = cluster_domain_gbps(c) * 1e9, net = cluster_net_gbps(c) * 1e9;
-	int ddev = cluster_domain_devices(c);
 	if (n <= 1) {
 		l.bw = dom;
 		l.chan = dom / COMM_INTRA_CHANNELS;
@@ -74,10 +81,7 @@ static inline comm_link comm_group(const cluster_t *c, int n, int stride)
 		l.inter = 0;
 		return l;
 	}
-	int per_node = stride >= ddev ? 1 : ddev / stride;
-	if (per_node > n)
-		per_node = n;
-	double bw = per_node * net;
+	double bw = comm_domain_members(c, n, stride) * net;
 	if (bw > dom)
 		bw = dom;
 	l.bw = bw * c->eff.coll_inter;
@@ -200,6 +204,14 @@ static inline comm_link comm_p2p_link(const cluster_t *c, int in_domain)
 	return l;
 }
 
+/* The link of a CP ring step when u adjacent CP ranks form each Ulysses group (u = 1: ring
+ * attention): the ring's r = cp/u ranks sit tp*u apart, so it stays in the domain exactly when
+ * the whole CP group does. */
+static inline comm_link comm_cp_ring_link(const cluster_t *c, const strategy_t *s, int u)
+{
+	return comm_p2p_link(c, comm_in_domain(c, s->cp / u, (long long)s->tp * u));
+}
+
 /* The link between pipeline neighbours. */
 static inline comm_link comm_pp_link(const cluster_t *c, const strategy_t *s)
 {
@@ -219,10 +231,7 @@ static inline comm_link comm_a2a_link(const cluster_t *c, int n, int stride)
 	comm_link l = comm_group(c, n, stride);
 	if (!l.inter)
 		return l;
-	int ddev = cluster_domain_devices(c);
-	int m = stride >= ddev ? 1 : ddev / stride;
-	if (m > n)
-		m = n;
+	int m = comm_domain_members(c, n, stride);
 	double net = cluster_net_gbps(c) * 1e9 * c->eff.coll_inter;
 	double intra = cluster_domain_group_gbps(c, m) * 1e9 * c->eff.coll_intra;
 	double t_net = (double)(n - m) / net, t_in = m > 1 ? (double)(m - 1) / intra : 0;

@@ -16,7 +16,7 @@ static void ctx_cp(cost_ctx *x, const model_t *m, const cluster_t *c, const stra
 	x->seq = s->seq;
 	x->cp_u = strat_cp_ulysses(s);
 	x->cpu_l = comm_a2a_link(c, x->cp_u, s->tp);
-	x->cpr_l = comm_p2p_link(c, comm_in_domain(c, s->cp / x->cp_u, (long long)s->tp * x->cp_u));
+	x->cpr_l = comm_cp_ring_link(c, s, x->cp_u);
 }
 
 void ctx_init_cp(cost_ctx *x, const model_t *m, const cluster_t *c, const strategy_t *s)

@@ -103,9 +103,7 @@ static double deepep_a2a(const cost_ctx *x, const layer_shape *sh, double bytes)
 	const cluster_t *c = x->c;
 	int n = x->s->ep, k = sh->t->topk;
 	double e = sh->t->experts, one = bytes / k; /* a rank's tokens, once each */
-	int ddev = cluster_domain_devices(c), stride = x->s->etp;
-	int m = stride >= ddev ? 1 : ddev / stride;
-	m = m > n ? n : m;
+	int m = comm_domain_members(c, n, x->s->etp);
 	double nodes = x->ep_l.inter ? (double)n / m : 1, ranks, remote;
 	if (x->s->moe_route == MOER_CONTIGUOUS) {
 		/* k adjacent experts: k*n/E ranks and k*nodes/E nodes, at least one of each, the
